@@ -1,0 +1,8 @@
+module github.com/ephpm/ephpm-kv
+
+go 1.26
+
+require (
+	github.com/klauspost/compress v1.20.4 // indirect
+	github.com/puzpuzpuz/xsync/v4 v4.5.0 // indirect
+)

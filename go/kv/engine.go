@@ -1,0 +1,79 @@
+// Package kv defines the contract between the cgo layer and a store engine.
+//
+// The in-process store (package store) is the first engine; an engine shared
+// by all processes of a host or a cluster can implement the same interface
+// later without any change on the C side.
+package kv
+
+import (
+	"errors"
+	"time"
+)
+
+// Limits shared by every engine and enforced again by the PHP extension.
+const (
+	MaxKeySize = 64 << 10
+)
+
+// Special results of Engine.TTL.
+const (
+	TTLPersistent time.Duration = -1 // the key exists and never expires
+	TTLMissing    time.Duration = -2 // the key is absent or expired
+)
+
+// Errors an engine returns. Callers test them with errors.Is; engines may wrap
+// them with detail for the message the user sees.
+var (
+	ErrEmptyKey      = errors.New("key must not be empty")
+	ErrKeyTooLarge   = errors.New("key is too large")
+	ErrValueTooLarge = errors.New("value is too large")
+	ErrBadTTL        = errors.New("ttl must be a finite duration >= 0")
+	ErrFull          = errors.New("store full")
+	ErrNotInteger    = errors.New("value is not an integer or out of range")
+	ErrOverflow      = errors.New("increment would overflow")
+	ErrClosed        = errors.New("store closed")
+)
+
+// Engine is a key-value store with atomic check-and-act operations.
+//
+// Keys and values passed in may alias memory owned by the caller that is only
+// valid for the duration of the call: an engine copies what it keeps.
+// A ttl of 0 means no expiry. Expired entries are absent for every operation.
+type Engine interface {
+	// Get copies the value into dst when it fits and returns its full
+	// length. When n > len(dst) nothing was copied: call again with a
+	// buffer of at least n bytes (the value may have changed meanwhile).
+	Get(key string, dst []byte) (n int, found bool, err error)
+	Set(key string, value []byte, ttl time.Duration) error
+	// SetNX stores value only when key is absent or expired.
+	SetNX(key string, value []byte, ttl time.Duration) (bool, error)
+	Del(key string) (bool, error)
+	// DelIfEq deletes key only while it is live and its value equals token.
+	DelIfEq(key string, token []byte) (bool, error)
+	Exists(key string) (bool, error)
+	// Expire sets a new ttl on a live key (0 removes the expiry).
+	Expire(key string, ttl time.Duration) (bool, error)
+	// ExpireIfEq is Expire only while the value equals token.
+	ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, error)
+	// TTL returns the time left, TTLPersistent or TTLMissing.
+	TTL(key string) (time.Duration, error)
+	// Incr adds by to the integer at key, creating it at 0 with ttl when
+	// absent; an existing key keeps its expiry.
+	Incr(key string, by int64, ttl time.Duration) (int64, error)
+	Flush() error
+	Stats() Stats
+}
+
+// Stats is a point-in-time view of an engine's counters.
+type Stats struct {
+	Keys        int64 // entries held, including expired ones not reclaimed yet
+	BytesUsed   int64 // accounted memory: keys + stored values + per-entry overhead
+	BytesLimit  int64
+	Hits        int64
+	Misses      int64
+	Expired     int64 // entries reclaimed after their ttl ran out
+	Rejected    int64 // writes refused because the store was full
+	Compressed  int64 // entries currently stored compressed
+	ValueMax    int64 // largest value accepted
+	CompressMin int64 // values at or above this size are tried compressed; 0 = off
+}

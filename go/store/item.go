@@ -1,0 +1,68 @@
+package store
+
+import (
+	"bytes"
+	"sync/atomic"
+
+	"github.com/klauspost/compress/s2"
+)
+
+// itemOverhead approximates the bytes the map spends per entry beyond key
+// and value (map entry, item header, bucket share), so the limit tracks the
+// real footprint of many small keys.
+const itemOverhead = 96
+
+// item is one stored value. data and everything but deadline are immutable
+// after insertion; deadline changes only under the entry's bucket lock.
+type item struct {
+	data       []byte // stored bytes: S2-compressed when compressed is set
+	plainLen   int    // length of the value as the user sees it
+	compressed bool
+	deadline   atomic.Int64 // monotonic ns; 0 = never expires
+}
+
+func (it *item) expiredAt(now int64) bool {
+	d := it.deadline.Load()
+	return d != 0 && d <= now
+}
+
+// expired reads the clock only for entries that carry a deadline.
+func (it *item) expired() bool {
+	d := it.deadline.Load()
+	return d != 0 && d <= nanotime()
+}
+
+func (it *item) mem(key string) int64 {
+	return int64(len(key) + len(it.data) + itemOverhead)
+}
+
+// equal compares token with the value as stored by the user, decompressing
+// when needed: turning compression on must not make every release fail.
+func (it *item) equal(token []byte) bool {
+	if it.plainLen != len(token) {
+		return false
+	}
+	if !it.compressed {
+		return bytes.Equal(it.data, token)
+	}
+	plain, err := s2.Decode(nil, it.data)
+	return err == nil && bytes.Equal(plain, token)
+}
+
+// copyTo writes the user-visible value into dst, which holds plainLen bytes.
+func (it *item) copyTo(dst []byte) error {
+	if !it.compressed {
+		copy(dst, it.data)
+		return nil
+	}
+	_, err := s2.Decode(dst, it.data)
+	return err
+}
+
+// deadlineFor turns a ttl into an absolute monotonic deadline (0 = none).
+func deadlineFor(ttlNs int64) int64 {
+	if ttlNs <= 0 {
+		return 0
+	}
+	return nanotime() + ttlNs
+}

@@ -1,0 +1,199 @@
+// Package store is the in-process ephpm-kv engine: a concurrent map whose
+// check-and-act operations (setnx, del_if_eq, expire_if_eq, incr) are each
+// decided under one bucket lock, with TTLs on a monotonic clock, memory
+// accounting against a limit and S2 compression of large values.
+package store
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/klauspost/compress/s2"
+	"github.com/puzpuzpuz/xsync/v4"
+
+	"github.com/ephpm/ephpm-kv/kv"
+)
+
+// Config sets a store's limits. Zero fields take the defaults.
+type Config struct {
+	MemoryLimit  int64 // accounted bytes the store may hold (default 64 MiB)
+	MaxValueSize int64 // largest value accepted, before compression (default 1 MiB)
+	// CompressMin is the value size from which compression is tried
+	// (default 1 KiB); negative turns compression off.
+	CompressMin   int64
+	SweepInterval time.Duration // pause between sweep batches (default 100 ms)
+	SweepBatch    int           // entries examined per batch (default 4096)
+}
+
+// Defaults for Config's zero fields.
+const (
+	DefaultMemoryLimit   = 64 << 20
+	DefaultMaxValueSize  = 1 << 20
+	DefaultCompressMin   = 1 << 10
+	DefaultSweepInterval = 100 * time.Millisecond
+	DefaultSweepBatch    = 4096
+)
+
+func (c Config) withDefaults() Config {
+	if c.MemoryLimit <= 0 {
+		c.MemoryLimit = DefaultMemoryLimit
+	}
+	if c.MaxValueSize <= 0 {
+		c.MaxValueSize = DefaultMaxValueSize
+	}
+	if c.CompressMin == 0 {
+		c.CompressMin = DefaultCompressMin
+	}
+	if c.SweepInterval <= 0 {
+		c.SweepInterval = DefaultSweepInterval
+	}
+	if c.SweepBatch <= 0 {
+		c.SweepBatch = DefaultSweepBatch
+	}
+	return c
+}
+
+// Store implements kv.Engine in process memory. It is safe for concurrent use.
+type Store struct {
+	cfg  Config
+	m    *xsync.Map[string, *item]
+	used atomic.Int64
+
+	hits, misses, expired, rejected *xsync.Counter
+	compressed                      atomic.Int64
+
+	reclaimMu sync.Mutex // one full reclaim at a time when the store is full
+	stop      chan struct{}
+	swept     chan struct{}
+	closeOnce sync.Once
+}
+
+var _ kv.Engine = (*Store)(nil)
+
+// New returns a running store; Close stops its background sweep.
+func New(cfg Config) *Store {
+	s := &Store{
+		cfg:      cfg.withDefaults(),
+		m:        xsync.NewMap[string, *item](),
+		hits:     xsync.NewCounter(),
+		misses:   xsync.NewCounter(),
+		expired:  xsync.NewCounter(),
+		rejected: xsync.NewCounter(),
+		stop:     make(chan struct{}),
+		swept:    make(chan struct{}),
+	}
+	go s.sweepLoop()
+	return s
+}
+
+// Close stops the background sweep. The data stays readable.
+func (s *Store) Close() {
+	s.closeOnce.Do(func() {
+		close(s.stop)
+		<-s.swept
+	})
+}
+
+// Config returns the effective configuration.
+func (s *Store) Config() Config { return s.cfg }
+
+func (s *Store) checkKey(key string) error {
+	switch {
+	case len(key) == 0:
+		return kv.ErrEmptyKey
+	case len(key) > kv.MaxKeySize:
+		return fmt.Errorf("%w: %d bytes, the limit is %d", kv.ErrKeyTooLarge, len(key), kv.MaxKeySize)
+	}
+	return nil
+}
+
+func checkTTL(ttl time.Duration) error {
+	if ttl < 0 {
+		return kv.ErrBadTTL
+	}
+	return nil
+}
+
+// newItem copies value into memory the store owns, compressed when that
+// saves at least 20%. It runs before any lock is taken.
+func (s *Store) newItem(value []byte, ttl time.Duration) (*item, error) {
+	if int64(len(value)) > s.cfg.MaxValueSize {
+		return nil, fmt.Errorf("%w: %d bytes, max_value_size is %d", kv.ErrValueTooLarge, len(value), s.cfg.MaxValueSize)
+	}
+	it := &item{plainLen: len(value)}
+	if s.cfg.CompressMin > 0 && int64(len(value)) >= s.cfg.CompressMin {
+		buf := encodeBufs.Get().(*[]byte)
+		if need := s2.MaxEncodedLen(len(value)); cap(*buf) < need {
+			*buf = make([]byte, need)
+		}
+		enc := s2.Encode((*buf)[:cap(*buf)], value)
+		if len(enc) <= len(value)-len(value)/5 {
+			it.data = append([]byte(nil), enc...)
+			it.compressed = true
+		}
+		encodeBufs.Put(buf)
+	}
+	if !it.compressed {
+		it.data = append(make([]byte, 0, len(value)), value...)
+	}
+	it.deadline.Store(deadlineFor(int64(ttl)))
+	return it, nil
+}
+
+var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// reserve accounts delta more bytes, refusing when that passes the limit.
+func (s *Store) reserve(delta int64) bool {
+	if delta <= 0 {
+		s.used.Add(delta)
+		return true
+	}
+	if s.used.Add(delta) > s.cfg.MemoryLimit {
+		s.used.Add(-delta)
+		return false
+	}
+	return true
+}
+
+// forget un-accounts an entry that left the map.
+func (s *Store) forget(key string, it *item) {
+	s.used.Add(-it.mem(key))
+	if it.compressed {
+		s.compressed.Add(-1)
+	}
+}
+
+// admit accounts counters for an entry that entered the map.
+func (s *Store) admit(it *item) {
+	if it.compressed {
+		s.compressed.Add(1)
+	}
+}
+
+func (s *Store) fullError(key string, it *item) error {
+	s.rejected.Inc()
+	return fmt.Errorf("%w: writing %d bytes would pass memory_limit of %d bytes (%d used)",
+		kv.ErrFull, it.mem(key), s.cfg.MemoryLimit, s.used.Load())
+}
+
+// Stats implements kv.Engine.
+func (s *Store) Stats() kv.Stats {
+	compressMin := s.cfg.CompressMin
+	if compressMin < 0 {
+		compressMin = 0
+	}
+	return kv.Stats{
+		Keys:        int64(s.m.Size()),
+		BytesUsed:   s.used.Load(),
+		BytesLimit:  s.cfg.MemoryLimit,
+		Hits:        s.hits.Value(),
+		Misses:      s.misses.Value(),
+		Expired:     s.expired.Value(),
+		Rejected:    s.rejected.Value(),
+		Compressed:  s.compressed.Load(),
+		ValueMax:    s.cfg.MaxValueSize,
+		CompressMin: compressMin,
+	}
+}
