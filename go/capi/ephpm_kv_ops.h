@@ -1,0 +1,106 @@
+/*
+ * ephpm-kv C ABI: the one table of functions the Go library exports to the
+ * PHP extension (and to any other C caller).
+ *
+ * Rules:
+ *  - The table is append-only. A caller checks abi_version (bumped only on an
+ *    incompatible change) and that struct_size covers the members it uses.
+ *  - Keys, values and tokens cross as (pointer, length), binary-safe, and are
+ *    only read during the call.
+ *  - Every function returns >= 0 on success (its result) or a negative
+ *    EPHPM_KV_E_* code, with err->message filled in (NUL-terminated).
+ *  - TTLs are nanoseconds; 0 means no expiry.
+ */
+#ifndef EPHPM_KV_OPS_H
+#define EPHPM_KV_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define EPHPM_KV_ABI_VERSION 1
+#define EPHPM_KV_MAX_KEY_SIZE (64 * 1024)
+#define EPHPM_KV_ERROR_MESSAGE_SIZE 256
+
+/* Error codes (negated in return values). */
+#define EPHPM_KV_E_INTERNAL      1 /* a bug: a panic caught at the boundary */
+#define EPHPM_KV_E_EMPTY_KEY     2
+#define EPHPM_KV_E_KEY_TOO_LARGE 3
+#define EPHPM_KV_E_VALUE_TOO_LARGE 4
+#define EPHPM_KV_E_BAD_TTL       5
+#define EPHPM_KV_E_FULL          6 /* memory limit reached, nothing evicted */
+#define EPHPM_KV_E_NOT_INTEGER   7
+#define EPHPM_KV_E_OVERFLOW      8
+#define EPHPM_KV_E_CONFIG        9
+#define EPHPM_KV_E_UNAVAILABLE   10 /* the engine cannot be reached */
+
+/* Results of ttl(). */
+#define EPHPM_KV_TTL_PERSISTENT (-1)
+#define EPHPM_KV_TTL_MISSING    (-2)
+
+typedef struct ephpm_kv_error {
+	int32_t code;
+	char message[EPHPM_KV_ERROR_MESSAGE_SIZE];
+} ephpm_kv_error;
+
+typedef struct ephpm_kv_config {
+	int64_t memory_limit;   /* bytes; 0 = default */
+	int64_t max_value_size; /* bytes; 0 = default */
+	int64_t compress_min;   /* bytes; 0 = default, < 0 = never compress */
+} ephpm_kv_config;
+
+typedef struct ephpm_kv_stats {
+	int64_t keys;
+	int64_t bytes_used;
+	int64_t bytes_limit;
+	int64_t hits;
+	int64_t misses;
+	int64_t expired;
+	int64_t rejected;
+	int64_t compressed;
+	int64_t max_value_size;
+	int64_t compress_min;
+} ephpm_kv_stats;
+
+typedef struct ephpm_kv_ops {
+	uint32_t abi_version;
+	uint32_t struct_size;
+
+	/* Starts the engine. Call once, before any other op; a second call
+	 * fails with EPHPM_KV_E_CONFIG. Ops called first use the defaults. */
+	int (*configure)(const ephpm_kv_config *cfg, ephpm_kv_error *err);
+
+	/* 1 found, 0 missing. *len receives the value's length; the value is
+	 * copied into buf only when it fits in cap: call again with a larger
+	 * buffer when *len > cap (the value may have changed meanwhile). */
+	int (*get)(const char *key, size_t key_len, char *buf, size_t cap,
+	           size_t *len, ephpm_kv_error *err);
+	int (*set)(const char *key, size_t key_len, const char *val, size_t val_len,
+	           int64_t ttl_ns, ephpm_kv_error *err);
+	/* 1 stored, 0 a live entry exists. */
+	int (*setnx)(const char *key, size_t key_len, const char *val, size_t val_len,
+	             int64_t ttl_ns, ephpm_kv_error *err);
+	/* 1 deleted a live entry, 0 none. */
+	int (*del)(const char *key, size_t key_len, ephpm_kv_error *err);
+	/* 1 deleted because the live value equals token, 0 otherwise. */
+	int (*del_if_eq)(const char *key, size_t key_len, const char *token,
+	                 size_t token_len, ephpm_kv_error *err);
+	int (*exists)(const char *key, size_t key_len, ephpm_kv_error *err);
+	int (*expire)(const char *key, size_t key_len, int64_t ttl_ns,
+	              ephpm_kv_error *err);
+	int (*expire_if_eq)(const char *key, size_t key_len, const char *token,
+	                    size_t token_len, int64_t ttl_ns, ephpm_kv_error *err);
+	/* *ttl_ns receives ns left, EPHPM_KV_TTL_PERSISTENT or _MISSING. */
+	int (*ttl)(const char *key, size_t key_len, int64_t *ttl_ns,
+	           ephpm_kv_error *err);
+	/* Creates the key at 0 with ttl_ns when absent; *result is the new value. */
+	int (*incr)(const char *key, size_t key_len, int64_t by, int64_t ttl_ns,
+	            int64_t *result, ephpm_kv_error *err);
+	int (*flush)(ephpm_kv_error *err);
+	int (*stats)(ephpm_kv_stats *out, ephpm_kv_error *err);
+} ephpm_kv_ops;
+
+/* The library's only entry point besides the table itself. */
+const ephpm_kv_ops *ephpm_kv_get_ops(void);
+typedef const ephpm_kv_ops *(*ephpm_kv_get_ops_fn)(void);
+
+#endif

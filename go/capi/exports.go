@@ -1,0 +1,152 @@
+package main
+
+/*
+#include "ephpm_kv_ops.h"
+*/
+import "C"
+
+import (
+	"time"
+	"unsafe"
+
+	"github.com/ephpm/ephpm-kv/kv"
+	"github.com/ephpm/ephpm-kv/store"
+)
+
+// Keys, values and buffers are viewed in place: the engine contract says it
+// copies whatever it keeps, and C keeps them alive for the call.
+
+func goString(p *C.char, n C.size_t) string {
+	return unsafe.String((*byte)(unsafe.Pointer(p)), int(n))
+}
+
+func goBytes(p *C.char, n C.size_t) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(p)), int(n))
+}
+
+func boolRC(ok bool, err error, cerr *C.ephpm_kv_error) C.int {
+	if err != nil {
+		return fail(cerr, err)
+	}
+	if ok {
+		return 1
+	}
+	return 0
+}
+
+//export ephpmKvConfigure
+func ephpmKvConfigure(cfg *C.ephpm_kv_config, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	if _, started := start(store.Config{
+		MemoryLimit:  int64(cfg.memory_limit),
+		MaxValueSize: int64(cfg.max_value_size),
+		CompressMin:  int64(cfg.compress_min),
+	}); !started {
+		return fail(cerr, errStarted)
+	}
+	return 0
+}
+
+//export ephpmKvGet
+func ephpmKvGet(key *C.char, keyLen C.size_t, buf *C.char, bufCap C.size_t, outLen *C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	n, found, err := engine().Get(goString(key, keyLen), goBytes(buf, bufCap))
+	*outLen = C.size_t(n)
+	return boolRC(found, err, cerr)
+}
+
+//export ephpmKvSet
+func ephpmKvSet(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	err := engine().Set(goString(key, keyLen), goBytes(val, valLen), time.Duration(ttl))
+	return boolRC(true, err, cerr)
+}
+
+//export ephpmKvSetnx
+func ephpmKvSetnx(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	ok, err := engine().SetNX(goString(key, keyLen), goBytes(val, valLen), time.Duration(ttl))
+	return boolRC(ok, err, cerr)
+}
+
+//export ephpmKvDel
+func ephpmKvDel(key *C.char, keyLen C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	ok, err := engine().Del(goString(key, keyLen))
+	return boolRC(ok, err, cerr)
+}
+
+//export ephpmKvDelIfEq
+func ephpmKvDelIfEq(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	ok, err := engine().DelIfEq(goString(key, keyLen), goBytes(token, tokenLen))
+	return boolRC(ok, err, cerr)
+}
+
+//export ephpmKvExists
+func ephpmKvExists(key *C.char, keyLen C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	ok, err := engine().Exists(goString(key, keyLen))
+	return boolRC(ok, err, cerr)
+}
+
+//export ephpmKvExpire
+func ephpmKvExpire(key *C.char, keyLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	ok, err := engine().Expire(goString(key, keyLen), time.Duration(ttl))
+	return boolRC(ok, err, cerr)
+}
+
+//export ephpmKvExpireIfEq
+func ephpmKvExpireIfEq(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	ok, err := engine().ExpireIfEq(goString(key, keyLen), goBytes(token, tokenLen), time.Duration(ttl))
+	return boolRC(ok, err, cerr)
+}
+
+//export ephpmKvTTL
+func ephpmKvTTL(key *C.char, keyLen C.size_t, out *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	ttl, err := engine().TTL(goString(key, keyLen))
+	if err != nil {
+		return fail(cerr, err)
+	}
+	*out = C.int64_t(ttl)
+	return boolRC(ttl != kv.TTLMissing, nil, cerr)
+}
+
+//export ephpmKvIncr
+func ephpmKvIncr(key *C.char, keyLen C.size_t, by C.int64_t, ttl C.int64_t, out *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	n, err := engine().Incr(goString(key, keyLen), int64(by), time.Duration(ttl))
+	if err != nil {
+		return fail(cerr, err)
+	}
+	*out = C.int64_t(n)
+	return 0
+}
+
+//export ephpmKvFlush
+func ephpmKvFlush(cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	return boolRC(true, engine().Flush(), cerr)
+}
+
+//export ephpmKvStats
+func ephpmKvStats(out *C.ephpm_kv_stats, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	st := engine().Stats()
+	*out = C.ephpm_kv_stats{
+		keys:           C.int64_t(st.Keys),
+		bytes_used:     C.int64_t(st.BytesUsed),
+		bytes_limit:    C.int64_t(st.BytesLimit),
+		hits:           C.int64_t(st.Hits),
+		misses:         C.int64_t(st.Misses),
+		expired:        C.int64_t(st.Expired),
+		rejected:       C.int64_t(st.Rejected),
+		compressed:     C.int64_t(st.Compressed),
+		max_value_size: C.int64_t(st.ValueMax),
+		compress_min:   C.int64_t(st.CompressMin),
+	}
+	return 0
+}

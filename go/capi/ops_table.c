@@ -1,0 +1,61 @@
+/* The exported ops table. cgo declares exported Go functions without
+ * const qualifiers, so each entry is a thin typed adapter. */
+#include "_cgo_export.h"
+
+#define K (char *)
+
+static int kv_configure(const ephpm_kv_config *cfg, ephpm_kv_error *err)
+{ return ephpmKvConfigure((ephpm_kv_config *)cfg, err); }
+
+static int kv_get(const char *k, size_t kl, char *buf, size_t cap, size_t *len, ephpm_kv_error *err)
+{ return ephpmKvGet(K k, kl, buf, cap, len, err); }
+
+static int kv_set(const char *k, size_t kl, const char *v, size_t vl, int64_t ttl, ephpm_kv_error *err)
+{ return ephpmKvSet(K k, kl, K v, vl, ttl, err); }
+
+static int kv_setnx(const char *k, size_t kl, const char *v, size_t vl, int64_t ttl, ephpm_kv_error *err)
+{ return ephpmKvSetnx(K k, kl, K v, vl, ttl, err); }
+
+static int kv_del(const char *k, size_t kl, ephpm_kv_error *err)
+{ return ephpmKvDel(K k, kl, err); }
+
+static int kv_del_if_eq(const char *k, size_t kl, const char *t, size_t tl, ephpm_kv_error *err)
+{ return ephpmKvDelIfEq(K k, kl, K t, tl, err); }
+
+static int kv_exists(const char *k, size_t kl, ephpm_kv_error *err)
+{ return ephpmKvExists(K k, kl, err); }
+
+static int kv_expire(const char *k, size_t kl, int64_t ttl, ephpm_kv_error *err)
+{ return ephpmKvExpire(K k, kl, ttl, err); }
+
+static int kv_expire_if_eq(const char *k, size_t kl, const char *t, size_t tl, int64_t ttl, ephpm_kv_error *err)
+{ return ephpmKvExpireIfEq(K k, kl, K t, tl, ttl, err); }
+
+static int kv_ttl(const char *k, size_t kl, int64_t *out, ephpm_kv_error *err)
+{ return ephpmKvTTL(K k, kl, out, err); }
+
+static int kv_incr(const char *k, size_t kl, int64_t by, int64_t ttl, int64_t *out, ephpm_kv_error *err)
+{ return ephpmKvIncr(K k, kl, by, ttl, out, err); }
+
+static const ephpm_kv_ops table = {
+	.abi_version = EPHPM_KV_ABI_VERSION,
+	.struct_size = sizeof(ephpm_kv_ops),
+	.configure = kv_configure,
+	.get = kv_get,
+	.set = kv_set,
+	.setnx = kv_setnx,
+	.del = kv_del,
+	.del_if_eq = kv_del_if_eq,
+	.exists = kv_exists,
+	.expire = kv_expire,
+	.expire_if_eq = kv_expire_if_eq,
+	.ttl = kv_ttl,
+	.incr = kv_incr,
+	.flush = ephpmKvFlush,
+	.stats = ephpmKvStats,
+};
+
+const ephpm_kv_ops *ephpm_kv_get_ops(void)
+{
+	return &table;
+}
