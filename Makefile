@@ -1,0 +1,74 @@
+# ephpm-kv: `make demo` runs the lock demo, `make test` runs every test.
+# Both install what they need (Debian packages, Go modules) on first run.
+
+SHELL := /bin/bash
+export PATH := $(PATH):/usr/local/go/bin
+
+PHP       ?= php
+BUILD     := build
+LIB       := $(BUILD)/libephpm_kv.so
+EXT       := $(BUILD)/ephpm.so
+PHP_EXT   := $(PHP) -n -d extension=$(CURDIR)/$(EXT)
+RUN_TESTS := $(shell php-config --extension-dir 2>/dev/null)/build/run-tests.php
+GO_SRC    := $(shell find go -name '*.go' -o -name '*.h' -o -name '*.c' -o -name go.mod -o -name go.sum | grep -v testdata)
+EXT_SRC   := config.m4 $(wildcard ext/*.c ext/*.h) go/capi/ephpm_kv_ops.h
+ABI_TEST  := $(BUILD)/out/abi_stress
+
+.PHONY: all deps demo test test-go test-abi test-php test-stubs test-valgrind bench stubs clean
+
+all: deps $(LIB) $(EXT)
+
+deps:
+	@build/deps.sh
+
+$(LIB): $(GO_SRC)
+	cd go && go build -trimpath -buildmode=c-shared -o ../$(LIB) ./capi
+	@rm -f $(BUILD)/libephpm_kv.h
+
+$(EXT): $(EXT_SRC)
+	build/build-ext.sh
+
+demo: all
+	$(PHP_EXT) examples/lock_demo.php
+
+test: all test-stubs test-go test-abi test-php
+
+test-go:
+	cd go && go vet ./... && go test -race -count=1 ./...
+
+$(ABI_TEST): go/capi/testdata/abi_stress.c go/capi/ephpm_kv_ops.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -Igo/capi -o $@ $< -lpthread -ldl
+
+test-abi: $(LIB) $(ABI_TEST)
+	$(ABI_TEST) $(LIB)
+
+# run-tests.php exits 0 even when tests fail, so its summary is checked too.
+PHPT = $(PHP) $(RUN_TESTS) -P -q --show-diff $(1) -d extension=$(CURDIR)/$(EXT) php-tests/ | tee $(BUILD)/out/phpt.log; \
+	grep -q '^Tests failed *: *0 ' $(BUILD)/out/phpt.log && ! grep -q '^Tests borked *: *[1-9]' $(BUILD)/out/phpt.log
+
+test-php: all
+	@mkdir -p $(BUILD)/out
+	@$(call PHPT,-j2)
+
+test-valgrind: all
+	@build/deps.sh valgrind
+	@mkdir -p $(BUILD)/out
+	@USE_ZEND_ALLOC=0 $(call PHPT,-m)
+
+# The committed arginfo must match the stub.
+test-stubs:
+	@cp ext/ephpm_arginfo.h $(BUILD)/out/arginfo.committed.h 2>/dev/null || { mkdir -p $(BUILD)/out; cp ext/ephpm_arginfo.h $(BUILD)/out/arginfo.committed.h; }
+	@build/gen-stub.sh -f >/dev/null
+	@diff -u $(BUILD)/out/arginfo.committed.h ext/ephpm_arginfo.h || { echo "ext/ephpm_arginfo.h is stale: run make stubs and commit it"; exit 1; }
+
+stubs:
+	build/gen-stub.sh -f
+
+bench: all
+	@build/deps.sh bench
+	cd go && go test -run '^$$' -bench . -benchmem -count 5 ./store/ | tee ../$(BUILD)/out/go-bench.txt
+	$(PHP) -n -d extension=$(CURDIR)/$(EXT) -d extension=apcu -d apc.enable_cli=1 bench/lock_pair.php
+
+clean:
+	rm -rf $(BUILD)/out $(LIB) $(EXT) $(BUILD)/*.h

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what the build and tests need on Debian, only when missing.
+# Usage: build/deps.sh [bench] [valgrind]
+set -euo pipefail
+
+need=(php8.2-cli php8.2-dev php-parser)
+for extra in "$@"; do
+  case "$extra" in
+    bench) need+=(php8.2-apcu) ;;
+    valgrind) need+=(valgrind) ;;
+    *) echo "deps.sh: unknown extra '$extra'" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for pkg in "${need[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+command -v go >/dev/null || export PATH="$PATH:/usr/local/go/bin"
+command -v go >/dev/null || { echo "deps.sh: Go is not installed (need Go >= 1.26 on PATH)" >&2; exit 1; }
+command -v phpize >/dev/null || { echo "deps.sh: phpize missing after install" >&2; exit 1; }

@@ -1,0 +1,123 @@
+/* Module entry: ini settings, classes, phpinfo. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "php.h"
+#include "php_ini.h"
+#include "ext/standard/info.h"
+#include "zend_exceptions.h"
+#include "spl/spl_exceptions.h"
+
+#include "php_ephpm.h"
+#include "ephpm_library.h"
+#include "ephpm_arginfo.h"
+
+ZEND_DECLARE_MODULE_GLOBALS(ephpm)
+
+zend_class_entry *ephpm_kv_exception_ce;
+
+/* A byte size such as "64M"; min is the smallest value accepted. */
+static ZEND_INI_MH(OnUpdateEphpmBytes)
+{
+	zend_long min = (zend_long)(uintptr_t)mh_arg3;
+	zend_long value = zend_ini_parse_quantity_warn(new_value, entry->name);
+	if (value < min) {
+		php_error_docref(NULL, E_WARNING, "Invalid \"%s\" setting: must be at least " ZEND_LONG_FMT " bytes",
+			ZSTR_VAL(entry->name), min);
+		return FAILURE;
+	}
+	*(zend_long *)ZEND_INI_GET_ADDR() = value;
+	return SUCCESS;
+}
+
+#define EPHPM_BYTES_ENTRY(name, default_value, field, min) \
+	ZEND_INI_ENTRY3_EX(name, default_value, PHP_INI_SYSTEM, OnUpdateEphpmBytes, \
+		(void *)XtOffsetOf(zend_ephpm_globals, field), (void *)&ephpm_globals, (void *)(uintptr_t)(min), NULL)
+
+PHP_INI_BEGIN()
+	STD_PHP_INI_ENTRY("ephpm.library", "", PHP_INI_SYSTEM, OnUpdateString, library, zend_ephpm_globals, ephpm_globals)
+	EPHPM_BYTES_ENTRY("ephpm.memory_limit", "64M", memory_limit, 1024)
+	EPHPM_BYTES_ENTRY("ephpm.max_value_size", "1M", max_value_size, 1)
+	EPHPM_BYTES_ENTRY("ephpm.compress_min", "1K", compress_min, 0)
+PHP_INI_END()
+
+static PHP_GINIT_FUNCTION(ephpm)
+{
+#if defined(COMPILE_DL_EPHPM) && defined(ZTS)
+	ZEND_TSRMLS_CACHE_UPDATE();
+#endif
+	memset(ephpm_globals, 0, sizeof(*ephpm_globals));
+}
+
+static PHP_MINIT_FUNCTION(ephpm)
+{
+	/* No library load here: see ephpm_library.c (fork safety). */
+	REGISTER_INI_ENTRIES();
+	ephpm_kv_exception_ce = register_class_Ephpm_KvException(spl_ce_RuntimeException);
+	return SUCCESS;
+}
+
+static PHP_MSHUTDOWN_FUNCTION(ephpm)
+{
+	UNREGISTER_INI_ENTRIES();
+	return SUCCESS;
+}
+
+static void info_row_long(const char *name, int64_t value)
+{
+	char buf[32];
+	snprintf(buf, sizeof buf, "%lld", (long long)value);
+	php_info_print_table_row(2, name, buf);
+}
+
+static PHP_MINFO_FUNCTION(ephpm)
+{
+	php_info_print_table_start();
+	php_info_print_table_row(2, "ephpm-kv support", "enabled");
+	php_info_print_table_row(2, "Version", PHP_EPHPM_VERSION);
+	info_row_long("Ops table ABI", EPHPM_KV_ABI_VERSION);
+	php_info_print_table_row(2, "Store", "in this process (shared by its threads)");
+	php_info_print_table_row(2, "Library", ephpm_library_path());
+	php_info_print_table_row(2, "Library state", ephpm_library_state());
+	/* Report only; never start the Go runtime from phpinfo(). */
+	if (ephpm_library_ops) {
+		ephpm_kv_stats st;
+		ephpm_kv_error err;
+		if (ephpm_library_ops->stats(&st, &err) == 0) {
+			info_row_long("Keys", st.keys);
+			info_row_long("Bytes used", st.bytes_used);
+			info_row_long("Hits", st.hits);
+			info_row_long("Misses", st.misses);
+			info_row_long("Expired", st.expired);
+			info_row_long("Rejected writes", st.rejected);
+			info_row_long("Compressed entries", st.compressed);
+		}
+	}
+	php_info_print_table_end();
+	DISPLAY_INI_ENTRIES();
+}
+
+zend_module_entry ephpm_module_entry = {
+	STANDARD_MODULE_HEADER,
+	"ephpm",
+	ext_functions,
+	PHP_MINIT(ephpm),
+	PHP_MSHUTDOWN(ephpm),
+	NULL,
+	NULL,
+	PHP_MINFO(ephpm),
+	PHP_EPHPM_VERSION,
+	PHP_MODULE_GLOBALS(ephpm),
+	PHP_GINIT(ephpm),
+	NULL,
+	NULL,
+	STANDARD_MODULE_PROPERTIES_EX
+};
+
+#ifdef COMPILE_DL_EPHPM
+#ifdef ZTS
+ZEND_TSRMLS_CACHE_DEFINE()
+#endif
+ZEND_GET_MODULE(ephpm)
+#endif

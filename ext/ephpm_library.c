@@ -1,0 +1,187 @@
+/*
+ * The Go runtime cannot be started in a process that forks afterwards (the
+ * child hangs on its first call into Go), and php-fpm and Apache prefork
+ * load extensions in a parent that forks workers. So the library is opened on
+ * first use in a process, never in MINIT, and a process that forks after
+ * that gets an exception in the child instead of a hang.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "php.h"
+#include "zend_exceptions.h"
+#include "php_ephpm.h"
+#include "ephpm_library.h"
+
+#define EPHPM_LIBRARY_NAME "libephpm_kv.so"
+
+const ephpm_kv_ops *ephpm_library_ops;
+
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t loaded_pid;       /* the process that started the Go runtime */
+static bool forked_after_load; /* this process is a child of loaded_pid */
+static char *load_error;       /* a permanent failure, e.g. ABI mismatch */
+static char default_path[PATH_MAX];
+
+static void forget_ops_in_child(void)
+{
+	ephpm_library_ops = NULL;
+	forked_after_load = true;
+}
+
+/* Default: libephpm_kv.so beside ephpm.so itself. */
+const char *ephpm_library_path(void)
+{
+	const char *ini = EPHPM_G(library);
+	if (ini && *ini) {
+		return ini;
+	}
+	if (!default_path[0]) {
+		Dl_info info;
+		if (dladdr((void *)ephpm_library_path, &info) && info.dli_fname) {
+			const char *slash = strrchr(info.dli_fname, '/');
+			int dir_len = slash ? (int)(slash - info.dli_fname) : 1;
+			snprintf(default_path, sizeof default_path, "%.*s/%s",
+				dir_len, slash ? info.dli_fname : ".", EPHPM_LIBRARY_NAME);
+		} else {
+			snprintf(default_path, sizeof default_path, "%s", EPHPM_LIBRARY_NAME);
+		}
+	}
+	return default_path;
+}
+
+const char *ephpm_library_state(void)
+{
+	if (forked_after_load) {
+		return "unusable: process forked after the store started";
+	}
+	if (load_error) {
+		return load_error;
+	}
+	return ephpm_library_ops ? "loaded" : "not loaded yet in this process (loads on first use)";
+}
+
+static void throw_fork_error(void)
+{
+	zend_throw_exception_ex(ephpm_kv_exception_ce, EPHPM_KV_E_UNAVAILABLE,
+		"ephpm-kv cannot be used in this process: it was forked (e.g. by pcntl_fork()) after the store "
+		"started in its parent (pid %ld), and a Go runtime does not survive fork(). "
+		"Fork before the first ephpm_kv_* call, or use the store only in the parent",
+		(long)loaded_pid);
+}
+
+/* Signals PHP handles itself (max_execution_time's SIGPROF, pcntl_signal()
+ * handlers, Ctrl-C) must reach a PHP thread, not one of Go's: threads the
+ * runtime creates inherit the mask in force while it starts. */
+static void block_php_signals(sigset_t *old)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	int signals[] = { SIGPROF, SIGALRM, SIGVTALRM, SIGHUP, SIGINT, SIGQUIT,
+	                  SIGTERM, SIGUSR1, SIGUSR2, SIGCHLD, SIGWINCH };
+	for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+		sigaddset(&set, signals[i]);
+	}
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+/* Opens, checks and configures the library; false with msg filled on failure.
+ * retry tells whether a later call may succeed (a file still being deployed)
+ * or not (a wrong library or configuration will not fix itself). */
+static bool load_locked(const char *path, char *msg, size_t size, bool *retry)
+{
+	*retry = false;
+	void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	if (!handle) {
+		*retry = true;
+		snprintf(msg, size, "ephpm-kv: cannot load the library %s: %s (build it with `make`, or set "
+			"ephpm.library to its path)", path, dlerror());
+		return false;
+	}
+	ephpm_kv_get_ops_fn get_ops = (ephpm_kv_get_ops_fn)dlsym(handle, "ephpm_kv_get_ops");
+	if (!get_ops) {
+		snprintf(msg, size, "ephpm-kv: %s is not an ephpm-kv library: %s", path, dlerror());
+		return false;
+	}
+	const ephpm_kv_ops *ops = get_ops();
+	if (ops->abi_version != EPHPM_KV_ABI_VERSION || ops->struct_size < sizeof(ephpm_kv_ops)) {
+		snprintf(msg, size, "ephpm-kv: %s speaks ABI %u (table of %u bytes), this extension needs ABI %d "
+			"(%zu bytes): build both from the same source", path, ops->abi_version, ops->struct_size,
+			EPHPM_KV_ABI_VERSION, sizeof(ephpm_kv_ops));
+		return false;
+	}
+	ephpm_kv_config cfg = {
+		.memory_limit = EPHPM_G(memory_limit),
+		.max_value_size = EPHPM_G(max_value_size),
+		/* ini 0 means "never compress"; the ABI's 0 means "default" */
+		.compress_min = EPHPM_G(compress_min) > 0 ? EPHPM_G(compress_min) : -1,
+	};
+	ephpm_kv_error err;
+	if (ops->configure(&cfg, &err) < 0) {
+		snprintf(msg, size, "ephpm-kv: the library refused its configuration: %s", err.message);
+		return false;
+	}
+	loaded_pid = getpid();
+	__atomic_store_n(&ephpm_library_ops, ops, __ATOMIC_RELEASE);
+	return true;
+}
+
+const ephpm_kv_ops *ephpm_library_load(void)
+{
+	static bool atfork_registered;
+	char msg[PATH_MAX + 512];
+	bool retry = false;
+
+	if (forked_after_load) {
+		throw_fork_error();
+		return NULL;
+	}
+	pthread_mutex_lock(&load_lock);
+	const ephpm_kv_ops *ops = ephpm_library_ops;
+	if (!ops && !load_error) {
+		if (!atfork_registered) {
+			pthread_atfork(NULL, NULL, forget_ops_in_child);
+			atfork_registered = true;
+		}
+		sigset_t old;
+		block_php_signals(&old);
+		bool loaded = load_locked(ephpm_library_path(), msg, sizeof msg, &retry);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (loaded) {
+			ops = ephpm_library_ops;
+		} else if (!retry) {
+			load_error = strdup(msg);
+		}
+	} else if (!ops) {
+		snprintf(msg, sizeof msg, "%s", load_error);
+	}
+	pthread_mutex_unlock(&load_lock);
+	if (!ops) {
+		zend_throw_exception(ephpm_kv_exception_ce, msg, EPHPM_KV_E_UNAVAILABLE);
+	}
+	return ops;
+}
+
+void ephpm_throw_store_error(const ephpm_kv_error *err)
+{
+	const char *hint = "";
+	switch (err->code) {
+	case EPHPM_KV_E_FULL:
+		hint = "; raise ephpm.memory_limit, give entries a TTL, or delete what is no longer needed";
+		break;
+	case EPHPM_KV_E_VALUE_TOO_LARGE:
+		hint = "; raise ephpm.max_value_size or store smaller values";
+		break;
+	case EPHPM_KV_E_INTERNAL:
+		hint = "; this is a bug in ephpm-kv";
+		break;
+	}
+	zend_throw_exception_ex(ephpm_kv_exception_ce, err->code, "ephpm-kv: %s%s", err->message, hint);
+}

@@ -1,0 +1,23 @@
+#ifndef PHP_EPHPM_H
+#define PHP_EPHPM_H
+
+#include "php.h"
+
+extern zend_module_entry ephpm_module_entry;
+#define phpext_ephpm_ptr &ephpm_module_entry
+
+#define PHP_EPHPM_VERSION "0.1.0"
+
+ZEND_BEGIN_MODULE_GLOBALS(ephpm)
+	char *library;
+	zend_long memory_limit;
+	zend_long max_value_size;
+	zend_long compress_min;
+ZEND_END_MODULE_GLOBALS(ephpm)
+
+ZEND_EXTERN_MODULE_GLOBALS(ephpm)
+#define EPHPM_G(v) ZEND_MODULE_GLOBALS_ACCESSOR(ephpm, v)
+
+extern zend_class_entry *ephpm_kv_exception_ce;
+
+#endif
