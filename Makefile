@@ -44,7 +44,7 @@ test-abi: $(LIB) $(ABI_TEST)
 	$(ABI_TEST) $(LIB)
 
 # run-tests.php exits 0 even when tests fail, so its summary is checked too.
-PHPT = $(PHP) $(RUN_TESTS) -P -q --show-diff $(1) -d extension=$(CURDIR)/$(EXT) php-tests/ | tee $(BUILD)/out/phpt.log; \
+PHPT = $(PHP) $(RUN_TESTS) -P -n -q --show-diff $(1) -d extension=$(CURDIR)/$(EXT) php-tests/ | tee $(BUILD)/out/phpt.log; \
 	grep -q '^Tests failed *: *0 ' $(BUILD)/out/phpt.log && ! grep -q '^Tests borked *: *[1-9]' $(BUILD)/out/phpt.log
 
 test-php: all

@@ -1,0 +1,19 @@
+--TEST--
+ephpm.compress_min=0 stores every value as is
+--SKIPIF--
+<?php require __DIR__ . '/skipif.inc'; ?>
+--INI--
+ephpm.compress_min=0
+--FILE--
+<?php
+$value = str_repeat('a', 100000);
+ephpm_kv_set('k', $value);
+$s = ephpm_kv_stats();
+var_dump($s['compressed'], $s['compress_min'], $s['bytes_used'] > strlen($value));
+var_dump(ephpm_kv_get('k') === $value);
+?>
+--EXPECT--
+int(0)
+int(0)
+bool(true)
+bool(true)

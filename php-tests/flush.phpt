@@ -1,0 +1,23 @@
+--TEST--
+ephpm_kv_flush empties the store and its accounting
+--SKIPIF--
+<?php require __DIR__ . '/skipif.inc'; ?>
+--FILE--
+<?php
+for ($i = 0; $i < 100; $i++) {
+    ephpm_kv_set("k$i", str_repeat('x', 2000));
+}
+$before = ephpm_kv_stats();
+var_dump($before['keys'], $before['bytes_used'] > 0);
+var_dump(ephpm_kv_flush());
+$after = ephpm_kv_stats();
+var_dump($after['keys'], $after['bytes_used'], $after['compressed'], ephpm_kv_get('k1'));
+?>
+--EXPECT--
+int(100)
+bool(true)
+bool(true)
+int(0)
+int(0)
+int(0)
+NULL

@@ -1,0 +1,42 @@
+--TEST--
+ephpm_kv_incr: atomic counter, created at 0, refuses non-integers and overflow
+--SKIPIF--
+<?php require __DIR__ . '/skipif.inc'; ?>
+--FILE--
+<?php
+var_dump(ephpm_kv_incr('n'));
+var_dump(ephpm_kv_incr('n', 41));
+var_dump(ephpm_kv_incr('n', -50));
+var_dump(ephpm_kv_get('n'));
+ephpm_kv_set('text', 'abc');
+try {
+    ephpm_kv_incr('text');
+} catch (Ephpm\KvException $e) {
+    echo get_class($e), ': ', $e->getMessage(), "\n";
+}
+var_dump(ephpm_kv_get('text'));
+ephpm_kv_set('max', (string)PHP_INT_MAX);
+try {
+    ephpm_kv_incr('max');
+} catch (Ephpm\KvException $e) {
+    echo $e->getMessage(), "\n";
+}
+var_dump(ephpm_kv_get('max') === (string)PHP_INT_MAX);
+// the ttl applies when the counter is created, not on later increments
+var_dump(ephpm_kv_incr('window', 1, 0.1));
+var_dump(ephpm_kv_incr('window', 1, 60));
+usleep(150000);
+var_dump(ephpm_kv_incr('window', 1, 60));
+?>
+--EXPECT--
+int(1)
+int(42)
+int(-8)
+string(2) "-8"
+Ephpm\KvException: ephpm-kv: value is not an integer or out of range
+string(3) "abc"
+ephpm-kv: increment would overflow: 9223372036854775807 + 1
+bool(true)
+int(1)
+int(2)
+int(1)
