@@ -65,11 +65,10 @@ func (s *Store) store(key string, value []byte, ttl time.Duration, nx bool) (boo
 			return false, nil
 		}
 	}
-	it, err := s.newItem(value, ttl)
+	owned, it, err := s.newItem(key, value, ttl)
 	if err != nil {
 		return false, err
 	}
-	owned := strings.Clone(key)
 	var stored bool
 	if !s.retryWhenFull(func() bool {
 		var full bool

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/klauspost/compress/s2"
 	"github.com/puzpuzpuz/xsync/v4"
@@ -116,30 +117,35 @@ func checkTTL(ttl time.Duration) error {
 	return nil
 }
 
-// newItem copies value into memory the store owns, compressed when that
-// saves at least 20%. It runs before any lock is taken.
-func (s *Store) newItem(value []byte, ttl time.Duration) (*item, error) {
+// newItem copies key and value into one allocation the store owns (the
+// value compressed when that saves at least 20%) and returns the owned key
+// that shares it. It runs before any lock is taken.
+func (s *Store) newItem(key string, value []byte, ttl time.Duration) (string, *item, error) {
 	if int64(len(value)) > s.cfg.MaxValueSize {
-		return nil, fmt.Errorf("%w: %d bytes, max_value_size is %d", kv.ErrValueTooLarge, len(value), s.cfg.MaxValueSize)
+		return "", nil, fmt.Errorf("%w: %d bytes, max_value_size is %d", kv.ErrValueTooLarge, len(value), s.cfg.MaxValueSize)
 	}
 	it := &item{plainLen: len(value)}
+	stored := value
+	var buf *[]byte
 	if s.cfg.CompressMin > 0 && int64(len(value)) >= s.cfg.CompressMin {
-		buf := encodeBufs.Get().(*[]byte)
+		buf = encodeBufs.Get().(*[]byte)
 		if need := s2.MaxEncodedLen(len(value)); cap(*buf) < need {
 			*buf = make([]byte, need)
 		}
-		enc := s2.Encode((*buf)[:cap(*buf)], value)
-		if len(enc) <= len(value)-len(value)/5 {
-			it.data = append([]byte(nil), enc...)
+		if enc := s2.Encode((*buf)[:cap(*buf)], value); len(enc) <= len(value)-len(value)/5 {
+			stored = enc
 			it.compressed = true
 		}
+	}
+	owned := make([]byte, len(key)+len(stored))
+	copy(owned, key)
+	copy(owned[len(key):], stored)
+	if buf != nil {
 		encodeBufs.Put(buf)
 	}
-	if !it.compressed {
-		it.data = append(make([]byte, 0, len(value)), value...)
-	}
+	it.data = owned[len(key):]
 	it.deadline.Store(deadlineFor(int64(ttl)))
-	return it, nil
+	return unsafe.String(unsafe.SliceData(owned), len(key)), it, nil
 }
 
 var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
