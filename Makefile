@@ -44,9 +44,12 @@ test-abi: $(LIB) $(ABI_TEST)
 	$(ABI_TEST) $(LIB)
 
 # run-tests.php exits 0 even when tests fail, so its summary is checked too.
-PHPT = $(PHP) $(RUN_TESTS) -P -n -q --show-diff $(1) -d extension=$(CURDIR)/$(EXT) php-tests/ | tee $(BUILD)/out/phpt.log; \
+PHPT = $(PHP) $(RUN_TESTS) -P -n -q --show-diff $(1) -d extension=$(CURDIR)/$(EXT) php-tests/ > $(BUILD)/out/phpt.log; \
+	sed -n '/^Number of tests/,/^Time taken/p' $(BUILD)/out/phpt.log; \
+	echo "phpt: $$(sed -n 's/^Tests passed *: *\([0-9]*\).*/\1/p' $(BUILD)/out/phpt.log) passed, $$(sed -n 's/^Tests failed *: *\([0-9]*\).*/\1/p' $(BUILD)/out/phpt.log) failed"; \
 	grep -q '^Tests failed *: *0 ' $(BUILD)/out/phpt.log && \
-	! grep -qE '^Tests (borked|leaked) *: *[1-9]' $(BUILD)/out/phpt.log
+	! grep -qE '^Tests (borked|leaked) *: *[1-9]' $(BUILD)/out/phpt.log || \
+	{ sed -n '/^FAILED TEST SUMMARY/,$$p;/========DIFF========/,/========DONE========/p' $(BUILD)/out/phpt.log; exit 1; }
 
 test-php: all
 	@mkdir -p $(BUILD)/out
