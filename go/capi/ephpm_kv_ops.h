@@ -97,6 +97,19 @@ typedef struct ephpm_kv_ops {
 	            int64_t *result, ephpm_kv_error *err);
 	int (*flush)(ephpm_kv_error *err);
 	int (*stats)(ephpm_kv_stats *out, ephpm_kv_error *err);
+
+	/* setnx that also issues a fencing token, taken from one store-wide
+	 * counter under the insert's lock: 1 acquired (*fence set), 0 held. */
+	int (*setnx_fenced)(const char *key, size_t key_len, const char *val, size_t val_len,
+	                    int64_t ttl_ns, int64_t *fence, ephpm_kv_error *err);
+	/* Records fence for resource: 1 when it is at least the highest fence
+	 * seen for resource, 0 when it is stale. */
+	int (*fence)(const char *resource, size_t resource_len, int64_t fence,
+	             ephpm_kv_error *err);
+	/* ttl() of a live key whose value equals token, else 0 with *ttl_ns =
+	 * EPHPM_KV_TTL_MISSING: "is this lock still mine, for how long". */
+	int (*ttl_if_eq)(const char *key, size_t key_len, const char *token,
+	                 size_t token_len, int64_t *ttl_ns, ephpm_kv_error *err);
 } ephpm_kv_ops;
 
 /* The library's only entry point besides the table itself. */

@@ -108,11 +108,39 @@ func ephpmKvExpireIfEq(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.s
 func ephpmKvTTL(key *C.char, keyLen C.size_t, out *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	ttl, err := engine().TTL(goString(key, keyLen))
+	return ttlRC(ttl, err, out, cerr)
+}
+
+//export ephpmKvTTLIfEq
+func ephpmKvTTLIfEq(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.size_t, out *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	ttl, err := engine().TTLIfEq(goString(key, keyLen), goBytes(token, tokenLen))
+	return ttlRC(ttl, err, out, cerr)
+}
+
+// ttlRC reports a TTL result: 1 and the ns left (or TTLPersistent) for a
+// live key, 0 and TTLMissing otherwise.
+func ttlRC(ttl time.Duration, err error, out *C.int64_t, cerr *C.ephpm_kv_error) C.int {
 	if err != nil {
 		return fail(cerr, err)
 	}
 	*out = C.int64_t(ttl)
 	return boolRC(ttl != kv.TTLMissing, nil, cerr)
+}
+
+//export ephpmKvSetnxFenced
+func ephpmKvSetnxFenced(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, fence *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	f, ok, err := engine().SetNXFenced(goString(key, keyLen), goBytes(val, valLen), time.Duration(ttl))
+	*fence = C.int64_t(f)
+	return boolRC(ok, err, cerr)
+}
+
+//export ephpmKvFence
+func ephpmKvFence(resource *C.char, resourceLen C.size_t, fence C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	ok, err := engine().Fence(goString(resource, resourceLen), int64(fence))
+	return boolRC(ok, err, cerr)
 }
 
 //export ephpmKvIncr

@@ -37,6 +37,15 @@ static int kv_ttl(const char *k, size_t kl, int64_t *out, ephpm_kv_error *err)
 static int kv_incr(const char *k, size_t kl, int64_t by, int64_t ttl, int64_t *out, ephpm_kv_error *err)
 { return ephpmKvIncr(K k, kl, by, ttl, out, err); }
 
+static int kv_setnx_fenced(const char *k, size_t kl, const char *v, size_t vl, int64_t ttl, int64_t *fence, ephpm_kv_error *err)
+{ return ephpmKvSetnxFenced(K k, kl, K v, vl, ttl, fence, err); }
+
+static int kv_fence(const char *r, size_t rl, int64_t fence, ephpm_kv_error *err)
+{ return ephpmKvFence(K r, rl, fence, err); }
+
+static int kv_ttl_if_eq(const char *k, size_t kl, const char *t, size_t tl, int64_t *out, ephpm_kv_error *err)
+{ return ephpmKvTTLIfEq(K k, kl, K t, tl, out, err); }
+
 static const ephpm_kv_ops table = {
 	.abi_version = EPHPM_KV_ABI_VERSION,
 	.struct_size = sizeof(ephpm_kv_ops),
@@ -53,6 +62,9 @@ static const ephpm_kv_ops table = {
 	.incr = kv_incr,
 	.flush = ephpmKvFlush,
 	.stats = ephpmKvStats,
+	.setnx_fenced = kv_setnx_fenced,
+	.fence = kv_fence,
+	.ttl_if_eq = kv_ttl_if_eq,
 };
 
 const ephpm_kv_ops *ephpm_kv_get_ops(void)

@@ -62,6 +62,17 @@ type Engine interface {
 	Incr(key string, by int64, ttl time.Duration) (int64, error)
 	Flush() error
 	Stats() Stats
+
+	// SetNXFenced is SetNX that also issues a fencing token from one
+	// engine-wide counter, under the same lock as the insert: a later
+	// acquisition of any name always gets a larger fence.
+	SetNXFenced(key string, value []byte, ttl time.Duration) (fence int64, acquired bool, err error)
+	// Fence records fence for resource and reports true when it is at least
+	// the highest fence seen for resource, false when it is stale.
+	Fence(resource string, fence int64) (bool, error)
+	// TTLIfEq is TTL for a live key whose value equals token, else
+	// TTLMissing: "is this lock still mine, and for how long".
+	TTLIfEq(key string, token []byte) (time.Duration, error)
 }
 
 // Stats is a point-in-time view of an engine's counters.

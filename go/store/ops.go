@@ -42,16 +42,18 @@ func (s *Store) Get(key string, dst []byte) (int, bool, error) {
 
 // Set implements kv.Engine.
 func (s *Store) Set(key string, value []byte, ttl time.Duration) error {
-	_, err := s.store(key, value, ttl, false)
+	_, err := s.store(key, value, ttl, false, nil)
 	return err
 }
 
 // SetNX implements kv.Engine.
 func (s *Store) SetNX(key string, value []byte, ttl time.Duration) (bool, error) {
-	return s.store(key, value, ttl, true)
+	return s.store(key, value, ttl, true, nil)
 }
 
-func (s *Store) store(key string, value []byte, ttl time.Duration, nx bool) (bool, error) {
+// store writes value at key; with nx only while no live entry exists. When
+// fence is not nil it receives a fence issued under the insert's lock.
+func (s *Store) store(key string, value []byte, ttl time.Duration, nx bool, fence *int64) (bool, error) {
 	if err := s.checkKey(key); err != nil {
 		return false, err
 	}
@@ -72,7 +74,7 @@ func (s *Store) store(key string, value []byte, ttl time.Duration, nx bool) (boo
 	var stored bool
 	if !s.retryWhenFull(func() bool {
 		var full bool
-		stored, full = s.put(owned, it, nx)
+		stored, full = s.put(owned, it, nx, fence)
 		return full
 	}) {
 		return false, s.fullError(owned, it)
@@ -82,7 +84,7 @@ func (s *Store) store(key string, value []byte, ttl time.Duration, nx bool) (boo
 
 // put inserts it at key in one Compute: with nx only while no live entry
 // exists. full reports that the memory limit refused it.
-func (s *Store) put(key string, it *item, nx bool) (stored, full bool) {
+func (s *Store) put(key string, it *item, nx bool, fence *int64) (stored, full bool) {
 	s.m.Compute(key, func(old *item, loaded bool) (*item, xsync.ComputeOp) {
 		live := loaded && !old.expired()
 		if nx && live {
@@ -100,6 +102,9 @@ func (s *Store) put(key string, it *item, nx bool) (stored, full bool) {
 			s.replaced(old, live)
 		}
 		s.admit(it)
+		if fence != nil {
+			*fence = s.fenceCounter.Add(1)
+		}
 		stored = true
 		return it, xsync.UpdateOp
 	})
@@ -319,10 +324,15 @@ func parseCounter(it *item) (int64, error) {
 	return n, nil
 }
 
-// Flush implements kv.Engine.
+// Flush implements kv.Engine. Fence records go too; the fence counter does
+// not, so fences issued after a flush are still larger than before it.
 func (s *Store) Flush() error {
 	s.m.DeleteMatching(func(key string, it *item) (bool, bool) {
 		s.forget(key, it)
+		return true, false
+	})
+	s.fences.DeleteMatching(func(resource string, _ int64) (bool, bool) {
+		s.used.Add(-int64(len(resource) + fenceOverhead))
 		return true, false
 	})
 	return nil

@@ -65,6 +65,9 @@ type Store struct {
 	hits, misses, expired, rejected *xsync.Counter
 	compressed                      atomic.Int64
 
+	fenceCounter atomic.Int64              // issues fences; never reset, not even by Flush
+	fences       *xsync.Map[string, int64] // highest fence seen per resource
+
 	reclaimMu sync.Mutex // one full reclaim at a time when the store is full
 	stop      chan struct{}
 	swept     chan struct{}
@@ -78,6 +81,7 @@ func New(cfg Config) *Store {
 	s := &Store{
 		cfg:      cfg.withDefaults(),
 		m:        xsync.NewMap[string, *item](),
+		fences:   xsync.NewMap[string, int64](),
 		hits:     xsync.NewCounter(),
 		misses:   xsync.NewCounter(),
 		expired:  xsync.NewCounter(),
@@ -180,8 +184,12 @@ func (s *Store) admit(it *item) {
 
 func (s *Store) fullError(key string, it *item) error {
 	s.rejected.Inc()
+	return s.fullErrorBytes(it.mem(key))
+}
+
+func (s *Store) fullErrorBytes(n int64) error {
 	return fmt.Errorf("%w: writing %d bytes would pass memory_limit of %d bytes (%d used)",
-		kv.ErrFull, it.mem(key), s.cfg.MemoryLimit, s.used.Load())
+		kv.ErrFull, n, s.cfg.MemoryLimit, s.used.Load())
 }
 
 // Stats implements kv.Engine.

@@ -80,6 +80,31 @@ static void *churn_thread(void *arg)
 	return NULL;
 }
 
+/* Fenced churn: each holder's fence is larger than the previous holder's,
+ * and the resource accepts it. */
+static int64_t last_fence; /* written only while holding "fenced" */
+static atomic_int fence_regressions, fence_refusals;
+
+static void *fenced_thread(void *arg)
+{
+	long id = (long)arg;
+	char token[32];
+	int tlen = snprintf(token, sizeof token, "fenced-%ld", id);
+	ephpm_kv_error err;
+	for (int n = 0; n < CHURN_PER_THREAD / 4; ) {
+		int64_t fence = 0;
+		int rc = ops->setnx_fenced("fenced", 6, token, tlen, 60 * SEC, &fence, &err);
+		if (rc < 0) { atomic_fetch_add(&churn_errors, 1); return NULL; }
+		if (rc == 0) { sched_yield(); continue; }
+		if (fence <= last_fence) { atomic_fetch_add(&fence_regressions, 1); }
+		last_fence = fence;
+		if (ops->fence("resource", 8, fence, &err) != 1) { atomic_fetch_add(&fence_refusals, 1); }
+		if (ops->del_if_eq("fenced", 6, token, tlen, &err) != 1) { atomic_fetch_add(&lost_releases, 1); }
+		n++;
+	}
+	return NULL;
+}
+
 static void run_threads(void *(*fn)(void *))
 {
 	pthread_t t[THREADS];
@@ -150,6 +175,12 @@ int main(int argc, char **argv)
 	CHECK(churn_errors == 0, "%d errors during churn", churn_errors);
 	CHECK(overlaps == 0, "%d times two threads held one lock", overlaps);
 	CHECK(lost_releases == 0, "%d holders could not release their own lock", lost_releases);
+
+	run_threads(fenced_thread);
+	CHECK(fence_regressions == 0, "%d fences not larger than the previous holder's", fence_regressions);
+	CHECK(fence_refusals == 0, "%d holders refused by the resource", fence_refusals);
+	CHECK(ops->fence("resource", 8, 1, &err) == 0, "a stale fence was accepted");
+	CHECK(ops->ttl_if_eq("fenced", 6, "x", 1, &ttl, &err) == 0 && ttl == EPHPM_KV_TTL_MISSING, "ttl_if_eq on a released lock");
 
 	ephpm_kv_stats st;
 	CHECK(ops->flush(&err) == 1 && ops->stats(&st, &err) == 0 && st.keys == 0 && st.bytes_used == 0,

@@ -1,0 +1,71 @@
+package store
+
+import (
+	"strings"
+	"time"
+
+	"github.com/puzpuzpuz/xsync/v4"
+
+	"github.com/ephpm/ephpm-kv/kv"
+)
+
+// fenceOverhead approximates the bytes a fence record costs beyond its name.
+const fenceOverhead = 64
+
+// SetNXFenced implements kv.Engine. The fence is taken from the counter
+// inside the insert's Compute, so acquisitions of one name are ordered the
+// same way as their fences.
+func (s *Store) SetNXFenced(key string, value []byte, ttl time.Duration) (int64, bool, error) {
+	var fence int64
+	ok, err := s.store(key, value, ttl, true, &fence)
+	return fence, ok, err
+}
+
+// Fence implements kv.Engine.
+func (s *Store) Fence(resource string, fence int64) (bool, error) {
+	if err := s.checkKey(resource); err != nil {
+		return false, err
+	}
+	// A stale fence is refused without allocating.
+	if highest, ok := s.fences.Load(resource); ok && fence < highest {
+		return false, nil
+	}
+	owned := strings.Clone(resource)
+	mem := int64(len(owned) + fenceOverhead)
+	var accepted, full bool
+	s.fences.Compute(owned, func(highest int64, loaded bool) (int64, xsync.ComputeOp) {
+		if loaded && fence < highest {
+			return highest, xsync.CancelOp
+		}
+		if !loaded && !s.reserve(mem) {
+			full = true
+			return highest, xsync.CancelOp
+		}
+		accepted = true
+		return fence, xsync.UpdateOp
+	})
+	if full {
+		s.rejected.Inc()
+		return false, s.fullErrorBytes(mem)
+	}
+	return accepted, nil
+}
+
+// TTLIfEq implements kv.Engine.
+func (s *Store) TTLIfEq(key string, token []byte) (time.Duration, error) {
+	if err := s.checkKey(key); err != nil {
+		return 0, err
+	}
+	it, ok := s.m.Load(key)
+	if !ok || !it.equal(token) {
+		return kv.TTLMissing, nil
+	}
+	d := it.deadline.Load()
+	if d == 0 {
+		return kv.TTLPersistent, nil
+	}
+	if left := d - nanotime(); left > 0 {
+		return time.Duration(left), nil
+	}
+	return kv.TTLMissing, nil
+}

@@ -1,0 +1,175 @@
+package store
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ephpm/ephpm-kv/kv"
+)
+
+func TestSetNXFencedIssuesIncreasingFences(t *testing.T) {
+	s := newTestStore(t, Config{})
+	var last int64
+	for i, name := range []string{"a", "b", "a", "c", "a"} {
+		fence, ok, err := s.SetNXFenced(name, []byte("tok"), time.Minute)
+		if err != nil || !ok {
+			t.Fatalf("acquisition %d of %q: ok=%v err=%v", i, name, ok, err)
+		}
+		if fence <= last {
+			t.Fatalf("fence %d after %d", fence, last)
+		}
+		last = fence
+		must(s.Del(name))
+	}
+	s.SetNXFenced("held", []byte("x"), time.Minute)
+	if fence, ok, _ := s.SetNXFenced("held", []byte("y"), time.Minute); ok || fence != 0 {
+		t.Fatalf("acquired a held lock: fence=%d ok=%v", fence, ok)
+	}
+	noErr(t, s.Flush())
+	if fence, _, _ := s.SetNXFenced("a", []byte("tok"), time.Minute); fence <= last {
+		t.Fatalf("flush reset the fence counter: %d after %d", fence, last)
+	}
+}
+
+func TestFence(t *testing.T) {
+	cases := []struct {
+		name  string
+		seen  []int64
+		fence int64
+		want  bool
+	}{
+		{"first fence", nil, 5, true},
+		{"higher", []int64{5}, 6, true},
+		{"equal is at least the highest", []int64{5}, 5, true},
+		{"stale", []int64{5, 9}, 7, false},
+		{"stale after a refused one", []int64{9, 3}, 8, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newTestStore(t, Config{})
+			for _, f := range tc.seen {
+				must(s.Fence("db:row:1", f))
+			}
+			if got := must(s.Fence("db:row:1", tc.fence)); got != tc.want {
+				t.Fatalf("fence(%d) after %v = %v, want %v", tc.fence, tc.seen, got, tc.want)
+			}
+			if got := must(s.Fence("db:row:2", 1)); !got {
+				t.Fatal("resources share fence records")
+			}
+		})
+	}
+}
+
+// The pause-past-expiry scenario: a zombie holder's fence is refused by the
+// resource once the next holder has used its own.
+func TestFenceRefusesZombieHolder(t *testing.T) {
+	s := newTestStore(t, Config{SweepInterval: time.Hour})
+	fenceA, _, _ := s.SetNXFenced("lock", []byte("A"), 20*time.Millisecond)
+	time.Sleep(30 * time.Millisecond) // A pauses past its lease
+	fenceB, ok, _ := s.SetNXFenced("lock", []byte("B"), time.Minute)
+	if !ok || fenceB <= fenceA {
+		t.Fatalf("B: ok=%v fence %d after A's %d", ok, fenceB, fenceA)
+	}
+	if !must(s.Fence("report", fenceB)) {
+		t.Fatal("B's write refused")
+	}
+	if must(s.Fence("report", fenceA)) {
+		t.Fatal("zombie A's write accepted after B's")
+	}
+}
+
+// Holders serialized by a fenced lock always pass the resource check, and
+// concurrent fence checks keep the highest fence.
+func TestFenceUnderConcurrency(t *testing.T) {
+	s := newTestStore(t, Config{})
+	const workers, each = 8, 200
+	var refused atomic.Int32
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			token := fmt.Appendf(nil, "w%d", w)
+			for n := 0; n < each; {
+				fence, ok, err := s.SetNXFenced("lock", token, time.Minute)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !ok {
+					continue
+				}
+				if !must(s.Fence("resource", fence)) {
+					refused.Add(1)
+				}
+				must(s.DelIfEq("lock", token))
+				n++
+			}
+		})
+	}
+	wg.Wait()
+	if n := refused.Load(); n != 0 {
+		t.Fatalf("%d fenced holders were refused by the resource", n)
+	}
+
+	var highest atomic.Int64
+	for range workers {
+		wg.Go(func() {
+			for range each {
+				f := rand.Int64N(1 << 20)
+				if must(s.Fence("racy", f)) {
+					for {
+						h := highest.Load()
+						if f <= h || highest.CompareAndSwap(h, f) {
+							break
+						}
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if got, _ := s.fences.Load("racy"); got != highest.Load() {
+		t.Fatalf("recorded fence %d, highest accepted %d", got, highest.Load())
+	}
+}
+
+func TestTTLIfEq(t *testing.T) {
+	s := newTestStore(t, Config{SweepInterval: time.Hour})
+	noErr(t, s.Set("lock", []byte("mine"), time.Minute))
+	noErr(t, s.Set("forever", []byte("mine"), 0))
+	noErr(t, s.Set("short", []byte("mine"), time.Millisecond))
+	time.Sleep(5 * time.Millisecond)
+	cases := []struct {
+		key, token string
+		check      func(time.Duration) bool
+	}{
+		{"lock", "mine", func(d time.Duration) bool { return d > 59*time.Second && d <= time.Minute }},
+		{"lock", "theirs", func(d time.Duration) bool { return d == kv.TTLMissing }},
+		{"forever", "mine", func(d time.Duration) bool { return d == kv.TTLPersistent }},
+		{"short", "mine", func(d time.Duration) bool { return d == kv.TTLMissing }},
+		{"missing", "mine", func(d time.Duration) bool { return d == kv.TTLMissing }},
+	}
+	for _, tc := range cases {
+		if got := must(s.TTLIfEq(tc.key, []byte(tc.token))); !tc.check(got) {
+			t.Errorf("ttl_if_eq(%s, %s) = %v", tc.key, tc.token, got)
+		}
+	}
+}
+
+func TestFenceRecordsAreAccounted(t *testing.T) {
+	s := newTestStore(t, Config{MemoryLimit: 1000})
+	var err error
+	for i := 0; err == nil && i < 100; i++ {
+		_, err = s.Fence(fmt.Sprint("resource", i), 1)
+	}
+	if err == nil || s.Stats().BytesUsed > 1000 {
+		t.Fatalf("fence records are not bounded by the memory limit: err=%v used=%d", err, s.Stats().BytesUsed)
+	}
+	noErr(t, s.Flush())
+	if used := s.Stats().BytesUsed; used != 0 {
+		t.Fatalf("after flush %d bytes used", used)
+	}
+}
