@@ -7,7 +7,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work="$root/build/out/phpize"
 
 mkdir -p "$work/ext" "$work/go/capi"
-cp "$root/config.m4" "$work/"
+cp -p "$root/config.m4" "$work/"
 cp "$root"/ext/*.c "$root"/ext/*.h "$work/ext/"
 cp "$root/go/capi/ephpm_kv_ops.h" "$work/go/capi/"
 

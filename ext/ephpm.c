@@ -11,6 +11,7 @@
 
 #include "php_ephpm.h"
 #include "ephpm_library.h"
+#include "ephpm_lock.h"
 #include "ephpm_arginfo.h"
 
 ZEND_DECLARE_MODULE_GLOBALS(ephpm)
@@ -55,6 +56,8 @@ static PHP_MINIT_FUNCTION(ephpm)
 	/* No library load here: see ephpm_library.c (fork safety). */
 	REGISTER_INI_ENTRIES();
 	ephpm_kv_exception_ce = register_class_Ephpm_KvException(spl_ce_RuntimeException);
+	ephpm_lock_timeout_exception_ce = register_class_Ephpm_LockTimeoutException(spl_ce_RuntimeException);
+	ephpm_lock_init_class(register_class_Ephpm_Lock());
 	return SUCCESS;
 }
 

@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: ca9cd37eff165e2055f6bdca2a37c34316675383 */
+ * Stub hash: 03dd7eb54620de54befd847eff41a160358d0928 */
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_get, 0, 1, IS_STRING, 1)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
@@ -53,6 +53,38 @@ ZEND_END_ARG_INFO()
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_stats, 0, 0, IS_ARRAY, 0)
 ZEND_END_ARG_INFO()
 
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_fence, 0, 2, _IS_BOOL, 0)
+	ZEND_ARG_TYPE_INFO(0, resource, IS_STRING, 0)
+	ZEND_ARG_TYPE_INFO(0, fence, IS_LONG, 0)
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_INFO_EX(arginfo_class_Ephpm_Lock___construct, 0, 0, 0)
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_WITH_RETURN_OBJ_INFO_EX(arginfo_class_Ephpm_Lock_acquire, 0, 1, Ephpm\\Lock, 1)
+	ZEND_ARG_TYPE_INFO(0, name, IS_STRING, 0)
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, ttl, IS_DOUBLE, 0, "30")
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, wait, IS_DOUBLE, 0, "0")
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_Ephpm_Lock_run, 0, 2, IS_MIXED, 0)
+	ZEND_ARG_TYPE_INFO(0, name, IS_STRING, 0)
+	ZEND_ARG_TYPE_INFO(0, fn, IS_CALLABLE, 0)
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, ttl, IS_DOUBLE, 0, "30")
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, wait, IS_DOUBLE, 0, "0")
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_Ephpm_Lock_refresh, 0, 0, _IS_BOOL, 0)
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, ttl, IS_DOUBLE, 1, "null")
+ZEND_END_ARG_INFO()
+
+#define arginfo_class_Ephpm_Lock_release arginfo_ephpm_kv_flush
+
+#define arginfo_class_Ephpm_Lock_isAcquired arginfo_ephpm_kv_flush
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_Ephpm_Lock_remaining, 0, 0, IS_DOUBLE, 0)
+ZEND_END_ARG_INFO()
+
 
 ZEND_FUNCTION(ephpm_kv_get);
 ZEND_FUNCTION(ephpm_kv_set);
@@ -66,6 +98,14 @@ ZEND_FUNCTION(ephpm_kv_ttl);
 ZEND_FUNCTION(ephpm_kv_incr);
 ZEND_FUNCTION(ephpm_kv_flush);
 ZEND_FUNCTION(ephpm_kv_stats);
+ZEND_FUNCTION(ephpm_kv_fence);
+ZEND_METHOD(Ephpm_Lock, __construct);
+ZEND_METHOD(Ephpm_Lock, acquire);
+ZEND_METHOD(Ephpm_Lock, run);
+ZEND_METHOD(Ephpm_Lock, refresh);
+ZEND_METHOD(Ephpm_Lock, release);
+ZEND_METHOD(Ephpm_Lock, isAcquired);
+ZEND_METHOD(Ephpm_Lock, remaining);
 
 
 static const zend_function_entry ext_functions[] = {
@@ -81,11 +121,29 @@ static const zend_function_entry ext_functions[] = {
 	ZEND_FE(ephpm_kv_incr, arginfo_ephpm_kv_incr)
 	ZEND_FE(ephpm_kv_flush, arginfo_ephpm_kv_flush)
 	ZEND_FE(ephpm_kv_stats, arginfo_ephpm_kv_stats)
+	ZEND_FE(ephpm_kv_fence, arginfo_ephpm_kv_fence)
 	ZEND_FE_END
 };
 
 
 static const zend_function_entry class_Ephpm_KvException_methods[] = {
+	ZEND_FE_END
+};
+
+
+static const zend_function_entry class_Ephpm_LockTimeoutException_methods[] = {
+	ZEND_FE_END
+};
+
+
+static const zend_function_entry class_Ephpm_Lock_methods[] = {
+	ZEND_ME(Ephpm_Lock, __construct, arginfo_class_Ephpm_Lock___construct, ZEND_ACC_PRIVATE)
+	ZEND_ME(Ephpm_Lock, acquire, arginfo_class_Ephpm_Lock_acquire, ZEND_ACC_PUBLIC|ZEND_ACC_STATIC)
+	ZEND_ME(Ephpm_Lock, run, arginfo_class_Ephpm_Lock_run, ZEND_ACC_PUBLIC|ZEND_ACC_STATIC)
+	ZEND_ME(Ephpm_Lock, refresh, arginfo_class_Ephpm_Lock_refresh, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_Lock, release, arginfo_class_Ephpm_Lock_release, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_Lock, isAcquired, arginfo_class_Ephpm_Lock_isAcquired, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_Lock, remaining, arginfo_class_Ephpm_Lock_remaining, ZEND_ACC_PUBLIC)
 	ZEND_FE_END
 };
 
@@ -95,6 +153,45 @@ static zend_class_entry *register_class_Ephpm_KvException(zend_class_entry *clas
 
 	INIT_NS_CLASS_ENTRY(ce, "Ephpm", "KvException", class_Ephpm_KvException_methods);
 	class_entry = zend_register_internal_class_ex(&ce, class_entry_RuntimeException);
+
+	return class_entry;
+}
+
+static zend_class_entry *register_class_Ephpm_LockTimeoutException(zend_class_entry *class_entry_RuntimeException)
+{
+	zend_class_entry ce, *class_entry;
+
+	INIT_NS_CLASS_ENTRY(ce, "Ephpm", "LockTimeoutException", class_Ephpm_LockTimeoutException_methods);
+	class_entry = zend_register_internal_class_ex(&ce, class_entry_RuntimeException);
+
+	return class_entry;
+}
+
+static zend_class_entry *register_class_Ephpm_Lock(void)
+{
+	zend_class_entry ce, *class_entry;
+
+	INIT_NS_CLASS_ENTRY(ce, "Ephpm", "Lock", class_Ephpm_Lock_methods);
+	class_entry = zend_register_internal_class_ex(&ce, NULL);
+	class_entry->ce_flags |= ZEND_ACC_FINAL|ZEND_ACC_NO_DYNAMIC_PROPERTIES|ZEND_ACC_NOT_SERIALIZABLE;
+
+	zval property_name_default_value;
+	ZVAL_UNDEF(&property_name_default_value);
+	zend_string *property_name_name = zend_string_init("name", sizeof("name") - 1, 1);
+	zend_declare_typed_property(class_entry, property_name_name, &property_name_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_STRING));
+	zend_string_release(property_name_name);
+
+	zval property_token_default_value;
+	ZVAL_UNDEF(&property_token_default_value);
+	zend_string *property_token_name = zend_string_init("token", sizeof("token") - 1, 1);
+	zend_declare_typed_property(class_entry, property_token_name, &property_token_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_STRING));
+	zend_string_release(property_token_name);
+
+	zval property_fence_default_value;
+	ZVAL_UNDEF(&property_fence_default_value);
+	zend_string *property_fence_name = zend_string_init("fence", sizeof("fence") - 1, 1);
+	zend_declare_typed_property(class_entry, property_fence_name, &property_fence_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_LONG));
+	zend_string_release(property_fence_name);
 
 	return class_entry;
 }

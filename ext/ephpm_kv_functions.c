@@ -3,69 +3,16 @@
 #include "config.h"
 #endif
 
-#include <math.h>
-
 #include "php.h"
 #include "zend_exceptions.h"
 
 #include "php_ephpm.h"
 #include "ephpm_library.h"
+#include "ephpm_args.h"
 
 /* Values up to this size come back through a stack buffer in one call;
  * larger ones are copied once, straight into the returned string. */
 #define EPHPM_GET_INLINE 512
-
-#define NS_PER_SEC 1000000000LL
-
-static zend_always_inline bool check_key(const zend_string *key, uint32_t arg_num)
-{
-	if (UNEXPECTED(ZSTR_LEN(key) == 0)) {
-		zend_argument_value_error(arg_num, "must not be empty");
-		return false;
-	}
-	if (UNEXPECTED(ZSTR_LEN(key) > EPHPM_KV_MAX_KEY_SIZE)) {
-		zend_argument_value_error(arg_num, "must not be longer than %d bytes", EPHPM_KV_MAX_KEY_SIZE);
-		return false;
-	}
-	return true;
-}
-
-/* int|float seconds -> ns. Sub-second TTLs are kept; a positive TTL never
- * rounds down to 0, which would mean "never expires". */
-static bool ttl_to_ns(const zval *ttl, uint32_t arg_num, int64_t *ns)
-{
-	if (Z_TYPE_P(ttl) == IS_LONG) {
-		zend_long sec = Z_LVAL_P(ttl);
-		if (UNEXPECTED(sec < 0)) {
-			zend_argument_value_error(arg_num, "must be greater than or equal to 0");
-			return false;
-		}
-		if (UNEXPECTED(sec > INT64_MAX / NS_PER_SEC)) {
-			zend_argument_value_error(arg_num, "must be at most %lld seconds", INT64_MAX / NS_PER_SEC);
-			return false;
-		}
-		*ns = (int64_t)sec * NS_PER_SEC;
-		return true;
-	}
-	double sec = Z_DVAL_P(ttl);
-	if (UNEXPECTED(!zend_finite(sec))) {
-		zend_argument_value_error(arg_num, "must be a finite number");
-		return false;
-	}
-	if (UNEXPECTED(sec < 0)) {
-		zend_argument_value_error(arg_num, "must be greater than or equal to 0");
-		return false;
-	}
-	if (UNEXPECTED(sec >= (double)(INT64_MAX / NS_PER_SEC))) {
-		zend_argument_value_error(arg_num, "must be at most %lld seconds", INT64_MAX / NS_PER_SEC);
-		return false;
-	}
-	*ns = (int64_t)(sec * NS_PER_SEC);
-	if (*ns == 0 && sec > 0) {
-		*ns = 1;
-	}
-	return true;
-}
 
 #define KEY_ARG(key) ZSTR_VAL(key), ZSTR_LEN(key)
 
@@ -85,7 +32,7 @@ PHP_FUNCTION(ephpm_kv_get)
 	ZEND_PARSE_PARAMETERS_START(1, 1)
 		Z_PARAM_STR(key)
 	ZEND_PARSE_PARAMETERS_END();
-	if (!check_key(key, 1)) {
+	if (!ephpm_check_key(key, 1)) {
 		RETURN_THROWS();
 	}
 	EPHPM_OPS(ops);
@@ -137,7 +84,7 @@ static void store_value(INTERNAL_FUNCTION_PARAMETERS, bool only_if_absent)
 		Z_PARAM_OPTIONAL
 		Z_PARAM_NUMBER(ttl)
 	ZEND_PARSE_PARAMETERS_END();
-	if (!check_key(key, 1) || (ttl && !ttl_to_ns(ttl, 3, &ttl_ns))) {
+	if (!ephpm_check_key(key, 1) || (ttl && !ephpm_number_to_ns(ttl, 3, &ttl_ns))) {
 		RETURN_THROWS();
 	}
 	EPHPM_OPS(ops);
@@ -164,7 +111,7 @@ PHP_FUNCTION(ephpm_kv_del)
 	ZEND_PARSE_PARAMETERS_START(1, 1)
 		Z_PARAM_STR(key)
 	ZEND_PARSE_PARAMETERS_END();
-	if (!check_key(key, 1)) {
+	if (!ephpm_check_key(key, 1)) {
 		RETURN_THROWS();
 	}
 	EPHPM_OPS(ops);
@@ -184,7 +131,7 @@ PHP_FUNCTION(ephpm_kv_del_if_eq)
 		Z_PARAM_STR(key)
 		Z_PARAM_STR(token)
 	ZEND_PARSE_PARAMETERS_END();
-	if (!check_key(key, 1)) {
+	if (!ephpm_check_key(key, 1)) {
 		RETURN_THROWS();
 	}
 	EPHPM_OPS(ops);
@@ -199,7 +146,7 @@ PHP_FUNCTION(ephpm_kv_exists)
 	ZEND_PARSE_PARAMETERS_START(1, 1)
 		Z_PARAM_STR(key)
 	ZEND_PARSE_PARAMETERS_END();
-	if (!check_key(key, 1)) {
+	if (!ephpm_check_key(key, 1)) {
 		RETURN_THROWS();
 	}
 	EPHPM_OPS(ops);
@@ -217,7 +164,7 @@ PHP_FUNCTION(ephpm_kv_expire)
 		Z_PARAM_STR(key)
 		Z_PARAM_NUMBER(ttl)
 	ZEND_PARSE_PARAMETERS_END();
-	if (!check_key(key, 1) || !ttl_to_ns(ttl, 2, &ttl_ns)) {
+	if (!ephpm_check_key(key, 1) || !ephpm_number_to_ns(ttl, 2, &ttl_ns)) {
 		RETURN_THROWS();
 	}
 	EPHPM_OPS(ops);
@@ -236,7 +183,7 @@ PHP_FUNCTION(ephpm_kv_expire_if_eq)
 		Z_PARAM_STR(token)
 		Z_PARAM_NUMBER(ttl)
 	ZEND_PARSE_PARAMETERS_END();
-	if (!check_key(key, 1) || !ttl_to_ns(ttl, 3, &ttl_ns)) {
+	if (!ephpm_check_key(key, 1) || !ephpm_number_to_ns(ttl, 3, &ttl_ns)) {
 		RETURN_THROWS();
 	}
 	EPHPM_OPS(ops);
@@ -251,7 +198,7 @@ PHP_FUNCTION(ephpm_kv_ttl)
 	ZEND_PARSE_PARAMETERS_START(1, 1)
 		Z_PARAM_STR(key)
 	ZEND_PARSE_PARAMETERS_END();
-	if (!check_key(key, 1)) {
+	if (!ephpm_check_key(key, 1)) {
 		RETURN_THROWS();
 	}
 	EPHPM_OPS(ops);
@@ -264,7 +211,7 @@ PHP_FUNCTION(ephpm_kv_ttl)
 	if (ttl_ns == EPHPM_KV_TTL_PERSISTENT || ttl_ns == EPHPM_KV_TTL_MISSING) {
 		RETURN_LONG(ttl_ns);
 	}
-	RETURN_DOUBLE((double)ttl_ns / NS_PER_SEC);
+	RETURN_DOUBLE((double)ttl_ns / EPHPM_NS_PER_SEC);
 }
 
 PHP_FUNCTION(ephpm_kv_incr)
@@ -279,7 +226,7 @@ PHP_FUNCTION(ephpm_kv_incr)
 		Z_PARAM_LONG(by)
 		Z_PARAM_NUMBER(ttl)
 	ZEND_PARSE_PARAMETERS_END();
-	if (!check_key(key, 1) || (ttl && !ttl_to_ns(ttl, 3, &ttl_ns))) {
+	if (!ephpm_check_key(key, 1) || (ttl && !ephpm_number_to_ns(ttl, 3, &ttl_ns))) {
 		RETURN_THROWS();
 	}
 	EPHPM_OPS(ops);
@@ -322,4 +269,21 @@ PHP_FUNCTION(ephpm_kv_stats)
 	add_assoc_long(return_value, "compressed", st.compressed);
 	add_assoc_long(return_value, "max_value_size", st.max_value_size);
 	add_assoc_long(return_value, "compress_min", st.compress_min);
+}
+
+PHP_FUNCTION(ephpm_kv_fence)
+{
+	zend_string *resource;
+	zend_long fence;
+	ZEND_PARSE_PARAMETERS_START(2, 2)
+		Z_PARAM_STR(resource)
+		Z_PARAM_LONG(fence)
+	ZEND_PARSE_PARAMETERS_END();
+	if (!ephpm_check_key(resource, 1)) {
+		RETURN_THROWS();
+	}
+	EPHPM_OPS(ops);
+	ephpm_kv_error err;
+	int rc = ops->fence(KEY_ARG(resource), fence, &err);
+	RETURN_RC_BOOL(rc, err);
 }

@@ -25,3 +25,4 @@ ephpm_kv_ttl(string $key): int|float
 ephpm_kv_incr(string $key, int $by = %d, int|float $ttl = %d): int
 ephpm_kv_flush(): bool
 ephpm_kv_stats(): array
+ephpm_kv_fence(string $resource, int $fence): bool

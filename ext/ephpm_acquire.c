@@ -1,0 +1,65 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <time.h>
+
+#include "php.h"
+#include "ext/random/php_random.h"
+
+#include "ephpm_acquire.h"
+#include "ephpm_library.h"
+
+#define BACKOFF_FIRST_NS (10 * 1000000LL)
+#define BACKOFF_MAX_NS (100 * 1000000LL)
+
+bool ephpm_new_token(char *token)
+{
+	unsigned char raw[EPHPM_TOKEN_LEN / 2];
+	static const char hex[] = "0123456789abcdef";
+	if (php_random_bytes_throw(raw, sizeof raw) == FAILURE) {
+		return false;
+	}
+	for (size_t i = 0; i < sizeof raw; i++) {
+		token[2 * i] = hex[raw[i] >> 4];
+		token[2 * i + 1] = hex[raw[i] & 0xf];
+	}
+	token[EPHPM_TOKEN_LEN] = '\0';
+	return true;
+}
+
+static int64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+ephpm_acquire_result ephpm_acquire(const ephpm_kv_ops *ops, const char *key, size_t key_len,
+	const char *token, size_t token_len, int64_t ttl_ns, int64_t wait_ns, int64_t *fence)
+{
+	int64_t unused_fence, backoff = BACKOFF_FIRST_NS;
+	int64_t deadline = wait_ns > 0 ? monotonic_ns() + wait_ns : 0;
+	ephpm_kv_error err;
+	if (!fence) {
+		fence = &unused_fence;
+	}
+	for (;;) {
+		int rc = ops->setnx_fenced(key, key_len, token, token_len, ttl_ns, fence, &err);
+		if (rc == 1) {
+			return EPHPM_ACQUIRE_OK;
+		}
+		if (rc < 0) {
+			ephpm_throw_store_error(&err);
+			return EPHPM_ACQUIRE_ERROR;
+		}
+		int64_t now = wait_ns > 0 ? monotonic_ns() : 0;
+		if (now >= deadline) {
+			return EPHPM_ACQUIRE_TIMEOUT;
+		}
+		int64_t nap = MIN(backoff, deadline - now);
+		struct timespec ts = { .tv_sec = nap / 1000000000LL, .tv_nsec = nap % 1000000000LL };
+		nanosleep(&ts, NULL);
+		backoff = MIN(backoff * 2, BACKOFF_MAX_NS);
+	}
+}

@@ -1,0 +1,267 @@
+/* Ephpm\Lock: token locks with owner-only renewal and fencing tokens. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "php.h"
+#include "zend_exceptions.h"
+#include "zend_interfaces.h"
+
+#include "php_ephpm.h"
+#include "ephpm_acquire.h"
+#include "ephpm_args.h"
+#include "ephpm_library.h"
+#include "ephpm_lock.h"
+
+zend_class_entry *ephpm_lock_ce;
+zend_class_entry *ephpm_lock_timeout_exception_ce;
+static zend_object_handlers lock_handlers;
+
+/* Property slots, in the stub's declaration order. */
+#define PROP_NAME 0
+#define PROP_TOKEN 1
+#define PROP_FENCE 2
+
+typedef struct {
+	int64_t ttl_ns;   /* the acquire TTL, refresh()'s default */
+	bool released;    /* release() ran (or the destructor did) */
+	zend_object std;
+} ephpm_lock;
+
+static zend_always_inline ephpm_lock *lock_from(zend_object *obj)
+{
+	return (ephpm_lock *)((char *)obj - XtOffsetOf(ephpm_lock, std));
+}
+
+#define LOCK_NAME(l) Z_STR_P(OBJ_PROP_NUM(&(l)->std, PROP_NAME))
+#define LOCK_TOKEN(l) Z_STR_P(OBJ_PROP_NUM(&(l)->std, PROP_TOKEN))
+#define STR_ARGS(s) ZSTR_VAL(s), ZSTR_LEN(s)
+
+static zend_object *lock_create(zend_class_entry *ce)
+{
+	ephpm_lock *lock = zend_object_alloc(sizeof(ephpm_lock), ce);
+	zend_object_std_init(&lock->std, ce);
+	object_properties_init(&lock->std, ce);
+	lock->std.handlers = &lock_handlers;
+	lock->released = true; /* until acquire() fills it in */
+	return &lock->std;
+}
+
+/* Compare-and-delete. 1 released, 0 no longer ours, -1 store error. */
+static int lock_release(ephpm_lock *lock, const ephpm_kv_ops *ops, ephpm_kv_error *err)
+{
+	if (lock->released) {
+		return 0;
+	}
+	int rc = ops->del_if_eq(STR_ARGS(LOCK_NAME(lock)), STR_ARGS(LOCK_TOKEN(lock)), err);
+	if (rc >= 0) {
+		lock->released = true;
+	}
+	return rc;
+}
+
+/* A forgotten release() or an exception must not hold the lock until it
+ * expires. Never loads the library here: if it is not loaded, this process
+ * forked after acquiring and cannot reach the store. */
+static void lock_dtor(zend_object *obj)
+{
+	ephpm_lock *lock = lock_from(obj);
+	const ephpm_kv_ops *ops = ephpm_library_ops;
+	zend_objects_destroy_object(obj);
+	if (!lock->released && ops) {
+		ephpm_kv_error err;
+		if (lock_release(lock, ops, &err) < 0) {
+			php_error_docref(NULL, E_WARNING, "Could not release lock \"%s\" on destruction: %s",
+				ZSTR_VAL(LOCK_NAME(lock)), err.message);
+		}
+	}
+}
+
+/* Acquires name; on success return_value holds the new Lock. Returns false
+ * on timeout (return_value untouched) or with an exception pending. */
+static ephpm_acquire_result lock_acquire(zend_string *name, double ttl, double wait, uint32_t ttl_arg, zval *return_value)
+{
+	int64_t ttl_ns, wait_ns, fence;
+	char token[EPHPM_TOKEN_LEN + 1];
+	if (!ephpm_check_key(name, 1) || !ephpm_seconds_to_ns(ttl, ttl_arg, false, &ttl_ns)
+		|| !ephpm_seconds_to_ns(wait, ttl_arg + 1, true, &wait_ns)) {
+		return EPHPM_ACQUIRE_ERROR;
+	}
+	const ephpm_kv_ops *ops = ephpm_ops();
+	if (!ops || !ephpm_new_token(token)) {
+		return EPHPM_ACQUIRE_ERROR;
+	}
+	ephpm_acquire_result rc = ephpm_acquire(ops, STR_ARGS(name), token, EPHPM_TOKEN_LEN, ttl_ns, wait_ns, &fence);
+	if (rc != EPHPM_ACQUIRE_OK) {
+		return rc;
+	}
+	object_init_ex(return_value, ephpm_lock_ce);
+	ephpm_lock *lock = lock_from(Z_OBJ_P(return_value));
+	ZVAL_STR_COPY(OBJ_PROP_NUM(&lock->std, PROP_NAME), name);
+	ZVAL_STRINGL(OBJ_PROP_NUM(&lock->std, PROP_TOKEN), token, EPHPM_TOKEN_LEN);
+	ZVAL_LONG(OBJ_PROP_NUM(&lock->std, PROP_FENCE), fence);
+	lock->ttl_ns = ttl_ns;
+	lock->released = false;
+	return EPHPM_ACQUIRE_OK;
+}
+
+ZEND_METHOD(Ephpm_Lock, __construct)
+{
+	/* private: locks come from acquire() and run() */
+}
+
+ZEND_METHOD(Ephpm_Lock, acquire)
+{
+	zend_string *name;
+	double ttl = 30, wait = 0;
+	ZEND_PARSE_PARAMETERS_START(1, 3)
+		Z_PARAM_STR(name)
+		Z_PARAM_OPTIONAL
+		Z_PARAM_DOUBLE(ttl)
+		Z_PARAM_DOUBLE(wait)
+	ZEND_PARSE_PARAMETERS_END();
+	switch (lock_acquire(name, ttl, wait, 2, return_value)) {
+	case EPHPM_ACQUIRE_OK:
+		return;
+	case EPHPM_ACQUIRE_TIMEOUT:
+		RETURN_NULL();
+	case EPHPM_ACQUIRE_ERROR:
+		RETURN_THROWS();
+	}
+}
+
+ZEND_METHOD(Ephpm_Lock, run)
+{
+	zend_string *name;
+	zend_fcall_info fci;
+	zend_fcall_info_cache fcc;
+	double ttl = 30, wait = 0;
+	zval lock_zv;
+	ZEND_PARSE_PARAMETERS_START(2, 4)
+		Z_PARAM_STR(name)
+		Z_PARAM_FUNC(fci, fcc)
+		Z_PARAM_OPTIONAL
+		Z_PARAM_DOUBLE(ttl)
+		Z_PARAM_DOUBLE(wait)
+	ZEND_PARSE_PARAMETERS_END();
+	switch (lock_acquire(name, ttl, wait, 3, &lock_zv)) {
+	case EPHPM_ACQUIRE_OK:
+		break;
+	case EPHPM_ACQUIRE_TIMEOUT:
+		zend_throw_exception_ex(ephpm_lock_timeout_exception_ce, 0,
+			"Could not acquire lock \"%s\" within %.3F seconds", ZSTR_VAL(name), wait);
+		RETURN_THROWS();
+	case EPHPM_ACQUIRE_ERROR:
+		RETURN_THROWS();
+	}
+	fci.retval = return_value;
+	fci.params = &lock_zv;
+	fci.param_count = 1;
+	zend_call_function(&fci, &fcc);
+
+	/* Always release, also when $fn threw (a store error then chains). */
+	ephpm_kv_error err;
+	if (lock_release(lock_from(Z_OBJ(lock_zv)), ephpm_library_ops, &err) < 0) {
+		ephpm_throw_store_error(&err);
+	}
+	zval_ptr_dtor(&lock_zv);
+}
+
+ZEND_METHOD(Ephpm_Lock, refresh)
+{
+	double ttl;
+	bool ttl_is_null = true;
+	ZEND_PARSE_PARAMETERS_START(0, 1)
+		Z_PARAM_OPTIONAL
+		Z_PARAM_DOUBLE_OR_NULL(ttl, ttl_is_null)
+	ZEND_PARSE_PARAMETERS_END();
+	ephpm_lock *lock = lock_from(Z_OBJ_P(ZEND_THIS));
+	int64_t ttl_ns = lock->ttl_ns;
+	if (!ttl_is_null && !ephpm_seconds_to_ns(ttl, 1, false, &ttl_ns)) {
+		RETURN_THROWS();
+	}
+	if (lock->released) {
+		RETURN_FALSE;
+	}
+	const ephpm_kv_ops *ops = ephpm_ops();
+	if (!ops) {
+		RETURN_THROWS();
+	}
+	ephpm_kv_error err;
+	int rc = ops->expire_if_eq(STR_ARGS(LOCK_NAME(lock)), STR_ARGS(LOCK_TOKEN(lock)), ttl_ns, &err);
+	if (rc < 0) {
+		ephpm_throw_store_error(&err);
+		RETURN_THROWS();
+	}
+	RETURN_BOOL(rc);
+}
+
+ZEND_METHOD(Ephpm_Lock, release)
+{
+	ZEND_PARSE_PARAMETERS_NONE();
+	ephpm_lock *lock = lock_from(Z_OBJ_P(ZEND_THIS));
+	if (lock->released) {
+		RETURN_FALSE;
+	}
+	const ephpm_kv_ops *ops = ephpm_ops();
+	if (!ops) {
+		RETURN_THROWS();
+	}
+	ephpm_kv_error err;
+	int rc = lock_release(lock, ops, &err);
+	if (rc < 0) {
+		ephpm_throw_store_error(&err);
+		RETURN_THROWS();
+	}
+	RETURN_BOOL(rc);
+}
+
+/* ns left while the lock is ours, EPHPM_KV_TTL_MISSING otherwise; false
+ * with an exception pending on a store error. */
+static bool lock_ttl(ephpm_lock *lock, int64_t *ttl_ns)
+{
+	*ttl_ns = EPHPM_KV_TTL_MISSING;
+	if (lock->released) {
+		return true;
+	}
+	const ephpm_kv_ops *ops = ephpm_ops();
+	if (!ops) {
+		return false;
+	}
+	ephpm_kv_error err;
+	if (ops->ttl_if_eq(STR_ARGS(LOCK_NAME(lock)), STR_ARGS(LOCK_TOKEN(lock)), ttl_ns, &err) < 0) {
+		ephpm_throw_store_error(&err);
+		return false;
+	}
+	return true;
+}
+
+ZEND_METHOD(Ephpm_Lock, isAcquired)
+{
+	int64_t ttl_ns;
+	ZEND_PARSE_PARAMETERS_NONE();
+	if (!lock_ttl(lock_from(Z_OBJ_P(ZEND_THIS)), &ttl_ns)) {
+		RETURN_THROWS();
+	}
+	RETURN_BOOL(ttl_ns != EPHPM_KV_TTL_MISSING);
+}
+
+ZEND_METHOD(Ephpm_Lock, remaining)
+{
+	int64_t ttl_ns;
+	ZEND_PARSE_PARAMETERS_NONE();
+	if (!lock_ttl(lock_from(Z_OBJ_P(ZEND_THIS)), &ttl_ns)) {
+		RETURN_THROWS();
+	}
+	RETURN_DOUBLE(ttl_ns > 0 ? (double)ttl_ns / EPHPM_NS_PER_SEC : 0.0);
+}
+
+void ephpm_lock_init_class(zend_class_entry *ce)
+{
+	ephpm_lock_ce = ce;
+	ce->create_object = lock_create;
+	memcpy(&lock_handlers, &std_object_handlers, sizeof(zend_object_handlers));
+	lock_handlers.offset = XtOffsetOf(ephpm_lock, std);
+	lock_handlers.dtor_obj = lock_dtor;
+	lock_handlers.clone_obj = NULL;
+}
