@@ -12,6 +12,7 @@
 #include "php_ephpm.h"
 #include "ephpm_library.h"
 #include "ephpm_lock.h"
+#include "ephpm_session.h"
 #include "ephpm_arginfo.h"
 
 ZEND_DECLARE_MODULE_GLOBALS(ephpm)
@@ -32,6 +33,32 @@ static ZEND_INI_MH(OnUpdateEphpmBytes)
 	return SUCCESS;
 }
 
+/* Seconds as a float: > 0, or >= 0 when mh_arg3 is set. */
+static ZEND_INI_MH(OnUpdateEphpmSeconds)
+{
+	bool allow_zero = mh_arg3 != NULL;
+	double value = zend_strtod(ZSTR_VAL(new_value), NULL);
+	if (!zend_finite(value) || value < 0 || (!allow_zero && value == 0)) {
+		php_error_docref(NULL, E_WARNING, "Invalid \"%s\" setting: must be a number of seconds %s",
+			ZSTR_VAL(entry->name), allow_zero ? ">= 0" : "> 0");
+		return FAILURE;
+	}
+	*(double *)ZEND_INI_GET_ADDR() = value;
+	return SUCCESS;
+}
+
+static ZEND_INI_MH(OnUpdateEphpmLockTimeout)
+{
+	bool fail = zend_string_equals_literal_ci(new_value, "fail");
+	if (!fail && !zend_string_equals_literal_ci(new_value, "proceed")) {
+		php_error_docref(NULL, E_WARNING, "Invalid \"%s\" setting: must be \"proceed\" or \"fail\"",
+			ZSTR_VAL(entry->name));
+		return FAILURE;
+	}
+	EPHPM_G(session_lock_timeout_fail) = fail;
+	return SUCCESS;
+}
+
 #define EPHPM_BYTES_ENTRY(name, default_value, field, min) \
 	ZEND_INI_ENTRY3_EX(name, default_value, PHP_INI_SYSTEM, OnUpdateEphpmBytes, \
 		(void *)XtOffsetOf(zend_ephpm_globals, field), (void *)&ephpm_globals, (void *)(uintptr_t)(min), NULL)
@@ -41,6 +68,13 @@ PHP_INI_BEGIN()
 	EPHPM_BYTES_ENTRY("ephpm.memory_limit", "64M", memory_limit, 1024)
 	EPHPM_BYTES_ENTRY("ephpm.max_value_size", "1M", max_value_size, 1)
 	EPHPM_BYTES_ENTRY("ephpm.compress_min", "1K", compress_min, 0)
+	STD_PHP_INI_BOOLEAN("ephpm.session_locking", "1", PHP_INI_ALL, OnUpdateBool, session_locking,
+		zend_ephpm_globals, ephpm_globals)
+	ZEND_INI_ENTRY3_EX("ephpm.session_lock_ttl", "30", PHP_INI_ALL, OnUpdateEphpmSeconds,
+		(void *)XtOffsetOf(zend_ephpm_globals, session_lock_ttl), (void *)&ephpm_globals, NULL, NULL)
+	ZEND_INI_ENTRY3_EX("ephpm.session_lock_wait", "30", PHP_INI_ALL, OnUpdateEphpmSeconds,
+		(void *)XtOffsetOf(zend_ephpm_globals, session_lock_wait), (void *)&ephpm_globals, (void *)1, NULL)
+	PHP_INI_ENTRY("ephpm.session_lock_timeout", "proceed", PHP_INI_ALL, OnUpdateEphpmLockTimeout)
 PHP_INI_END()
 
 static PHP_GINIT_FUNCTION(ephpm)
@@ -58,6 +92,7 @@ static PHP_MINIT_FUNCTION(ephpm)
 	ephpm_kv_exception_ce = register_class_Ephpm_KvException(spl_ce_RuntimeException);
 	ephpm_lock_timeout_exception_ce = register_class_Ephpm_LockTimeoutException(spl_ce_RuntimeException);
 	ephpm_lock_init_class(register_class_Ephpm_Lock());
+	php_session_register_module(&ps_mod_ephpm);
 	return SUCCESS;
 }
 
@@ -101,8 +136,16 @@ static PHP_MINFO_FUNCTION(ephpm)
 	DISPLAY_INI_ENTRIES();
 }
 
+static const zend_module_dep ephpm_deps[] = {
+	ZEND_MOD_REQUIRED("session")
+	ZEND_MOD_REQUIRED("spl")
+	ZEND_MOD_END
+};
+
 zend_module_entry ephpm_module_entry = {
-	STANDARD_MODULE_HEADER,
+	STANDARD_MODULE_HEADER_EX,
+	NULL,
+	ephpm_deps,
 	"ephpm",
 	ext_functions,
 	PHP_MINIT(ephpm),

@@ -9,10 +9,7 @@
 #include "php_ephpm.h"
 #include "ephpm_library.h"
 #include "ephpm_args.h"
-
-/* Values up to this size come back through a stack buffer in one call;
- * larger ones are copied once, straight into the returned string. */
-#define EPHPM_GET_INLINE 512
+#include "ephpm_get.h"
 
 #define KEY_ARG(key) ZSTR_VAL(key), ZSTR_LEN(key)
 
@@ -28,7 +25,7 @@
 
 PHP_FUNCTION(ephpm_kv_get)
 {
-	zend_string *key;
+	zend_string *key, *value;
 	ZEND_PARSE_PARAMETERS_START(1, 1)
 		Z_PARAM_STR(key)
 	ZEND_PARSE_PARAMETERS_END();
@@ -36,35 +33,11 @@ PHP_FUNCTION(ephpm_kv_get)
 		RETURN_THROWS();
 	}
 	EPHPM_OPS(ops);
-
-	char inline_buf[EPHPM_GET_INLINE];
 	ephpm_kv_error err;
-	size_t len;
-	int rc = ops->get(KEY_ARG(key), inline_buf, sizeof inline_buf, &len, &err);
-	if (rc <= 0) {
-		goto miss_or_error;
+	int rc;
+	if ((value = ephpm_get(ops, KEY_ARG(key), &rc, &err))) {
+		RETURN_NEW_STR(value);
 	}
-	if (len <= sizeof inline_buf) {
-		RETURN_STRINGL(inline_buf, len);
-	}
-	/* Larger: copy once into a string of the right size. The value may be
-	 * replaced by a larger one between the calls, hence the loop. */
-	for (;;) {
-		size_t cap = len;
-		zend_string *value = zend_string_alloc(cap, 0);
-		rc = ops->get(KEY_ARG(key), ZSTR_VAL(value), cap, &len, &err);
-		if (rc == 1 && len <= cap) {
-			ZSTR_LEN(value) = len;
-			ZSTR_VAL(value)[len] = '\0';
-			RETURN_NEW_STR(value);
-		}
-		zend_string_efree(value);
-		if (rc <= 0) {
-			goto miss_or_error;
-		}
-	}
-
-miss_or_error:
 	if (rc < 0) {
 		ephpm_throw_store_error(&err);
 		RETURN_THROWS();

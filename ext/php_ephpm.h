@@ -13,6 +13,10 @@ ZEND_BEGIN_MODULE_GLOBALS(ephpm)
 	zend_long memory_limit;
 	zend_long max_value_size;
 	zend_long compress_min;
+	bool session_locking;
+	double session_lock_ttl;
+	double session_lock_wait;
+	bool session_lock_timeout_fail; /* ephpm.session_lock_timeout = fail */
 ZEND_END_MODULE_GLOBALS(ephpm)
 
 ZEND_EXTERN_MODULE_GLOBALS(ephpm)

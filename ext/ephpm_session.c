@@ -1,0 +1,274 @@
+/*
+ * session.save_handler = ephpm. Data lives at session:<sid> with a TTL of
+ * session.gc_maxlifetime. With ephpm.session_locking, read takes
+ * session_lock:<sid> with a random token, write first renews it with
+ * expire_if_eq (a request that lost its lock must not overwrite the next
+ * holder's data), and close/destroy release it with del_if_eq. A store
+ * failure is an exception, never mistaken for contention.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "php.h"
+#include "ext/session/php_session.h"
+
+#include "php_ephpm.h"
+#include "ephpm_acquire.h"
+#include "ephpm_args.h"
+#include "ephpm_get.h"
+#include "ephpm_library.h"
+#include "ephpm_session.h"
+
+#define DATA_PREFIX "session:"
+#define LOCK_PREFIX "session_lock:"
+
+typedef struct {
+	zend_string *lock_key; /* session_lock:<sid> while we hold it, else NULL */
+	char token[EPHPM_TOKEN_LEN + 1];
+} ephpm_session;
+
+static zend_string *prefixed(const char *prefix, size_t prefix_len, const zend_string *sid)
+{
+	return zend_string_concat2(prefix, prefix_len, ZSTR_VAL(sid), ZSTR_LEN(sid));
+}
+#define DATA_KEY(sid) prefixed(DATA_PREFIX, sizeof(DATA_PREFIX) - 1, sid)
+#define LOCK_KEY(sid) prefixed(LOCK_PREFIX, sizeof(LOCK_PREFIX) - 1, sid)
+#define STR_ARGS(s) ZSTR_VAL(s), ZSTR_LEN(s)
+
+static int64_t seconds_ns(double seconds)
+{
+	return (int64_t)(seconds * EPHPM_NS_PER_SEC);
+}
+
+static int64_t lifetime_ns(zend_long maxlifetime)
+{
+	return maxlifetime > 0 ? (int64_t)maxlifetime * EPHPM_NS_PER_SEC : 0;
+}
+
+static zend_result store_error(const ephpm_kv_error *err)
+{
+	ephpm_throw_store_error(err);
+	return FAILURE;
+}
+
+/* Gives the lock back with compare-and-delete: a lock that expired and was
+ * taken by another request is left alone. */
+static zend_result release_lock(const ephpm_kv_ops *ops, ephpm_session *session)
+{
+	zend_result result = SUCCESS;
+	if (!session->lock_key) {
+		return SUCCESS;
+	}
+	ephpm_kv_error err;
+	if (ops->del_if_eq(STR_ARGS(session->lock_key), session->token, EPHPM_TOKEN_LEN, &err) < 0) {
+		result = store_error(&err);
+	}
+	zend_string_release(session->lock_key);
+	session->lock_key = NULL;
+	return result;
+}
+
+static zend_result take_lock(const ephpm_kv_ops *ops, ephpm_session *session, zend_string *sid)
+{
+	if (!ephpm_new_token(session->token)) {
+		return FAILURE;
+	}
+	zend_string *lock_key = LOCK_KEY(sid);
+	double wait = EPHPM_G(session_lock_wait);
+	ephpm_acquire_result rc = ephpm_acquire(ops, STR_ARGS(lock_key), session->token, EPHPM_TOKEN_LEN,
+		seconds_ns(EPHPM_G(session_lock_ttl)), seconds_ns(wait), NULL);
+	if (rc == EPHPM_ACQUIRE_OK) {
+		session->lock_key = lock_key;
+		return SUCCESS;
+	}
+	zend_string_release(lock_key);
+	if (rc == EPHPM_ACQUIRE_ERROR) {
+		return FAILURE;
+	}
+	if (EPHPM_G(session_lock_timeout_fail)) {
+		php_error_docref(NULL, E_WARNING, "Could not lock session %s within %.3F seconds "
+			"(ephpm.session_lock_wait): another request holds it", ZSTR_VAL(sid), wait);
+		return FAILURE;
+	}
+	php_error_docref(NULL, E_WARNING, "Could not lock session %s within %.3F seconds "
+		"(ephpm.session_lock_wait): proceeding without the lock, so a concurrent request's "
+		"changes to this session may be lost", ZSTR_VAL(sid), wait);
+	return SUCCESS;
+}
+
+/* Before a write: still ours? Renewing proves it and keeps it for the write. */
+static zend_result renew_lock(const ephpm_kv_ops *ops, ephpm_session *session, zend_string *sid)
+{
+	if (!session->lock_key) {
+		return SUCCESS;
+	}
+	ephpm_kv_error err;
+	int rc = ops->expire_if_eq(STR_ARGS(session->lock_key), session->token, EPHPM_TOKEN_LEN,
+		seconds_ns(EPHPM_G(session_lock_ttl)), &err);
+	if (rc < 0) {
+		return store_error(&err);
+	}
+	if (rc == 0) {
+		php_error_docref(NULL, E_WARNING, "Session %s was not written: its lock expired "
+			"(ephpm.session_lock_ttl = %.3F seconds) and another request may hold it now",
+			ZSTR_VAL(sid), EPHPM_G(session_lock_ttl));
+		zend_string_release(session->lock_key);
+		session->lock_key = NULL;
+		return FAILURE;
+	}
+	return SUCCESS;
+}
+
+static zend_result write_data(const ephpm_kv_ops *ops, zend_string *sid, zend_string *val, zend_long maxlifetime)
+{
+	ephpm_kv_error err;
+	zend_string *data_key = DATA_KEY(sid);
+	int rc = ops->set(STR_ARGS(data_key), STR_ARGS(val), lifetime_ns(maxlifetime), &err);
+	zend_string_release(data_key);
+	return rc < 0 ? store_error(&err) : SUCCESS;
+}
+
+/* 1 exists, 0 not, -1 store error (exception pending). */
+static int data_exists(const ephpm_kv_ops *ops, zend_string *sid)
+{
+	ephpm_kv_error err;
+	zend_string *data_key = DATA_KEY(sid);
+	int rc = ops->exists(STR_ARGS(data_key), &err);
+	zend_string_release(data_key);
+	if (rc < 0) {
+		ephpm_throw_store_error(&err);
+		return -1;
+	}
+	return rc;
+}
+
+PS_OPEN_FUNC(ephpm)
+{
+	PS_SET_MOD_DATA(ecalloc(1, sizeof(ephpm_session)));
+	return SUCCESS;
+}
+
+PS_CLOSE_FUNC(ephpm)
+{
+	ephpm_session *session = PS_GET_MOD_DATA();
+	zend_result result = SUCCESS;
+	if (!session) {
+		return SUCCESS;
+	}
+	if (session->lock_key) {
+		const ephpm_kv_ops *ops = ephpm_ops();
+		result = ops ? release_lock(ops, session) : FAILURE;
+		if (session->lock_key) {
+			zend_string_release(session->lock_key);
+		}
+	}
+	efree(session);
+	PS_SET_MOD_DATA(NULL);
+	return result;
+}
+
+PS_READ_FUNC(ephpm)
+{
+	ephpm_session *session = PS_GET_MOD_DATA();
+	const ephpm_kv_ops *ops = ephpm_ops();
+	if (!ops) {
+		return FAILURE;
+	}
+	if (EPHPM_G(session_locking) && !session->lock_key && take_lock(ops, session, key) == FAILURE) {
+		return FAILURE;
+	}
+	ephpm_kv_error err;
+	int rc;
+	zend_string *data_key = DATA_KEY(key);
+	*val = ephpm_get(ops, STR_ARGS(data_key), &rc, &err);
+	zend_string_release(data_key);
+	if (rc < 0) {
+		return store_error(&err);
+	}
+	if (!*val) {
+		*val = ZSTR_EMPTY_ALLOC();
+	}
+	return SUCCESS;
+}
+
+PS_WRITE_FUNC(ephpm)
+{
+	const ephpm_kv_ops *ops = ephpm_ops();
+	if (!ops || renew_lock(ops, PS_GET_MOD_DATA(), key) == FAILURE) {
+		return FAILURE;
+	}
+	return write_data(ops, key, val, maxlifetime);
+}
+
+PS_DESTROY_FUNC(ephpm)
+{
+	ephpm_session *session = PS_GET_MOD_DATA();
+	const ephpm_kv_ops *ops = ephpm_ops();
+	if (!ops) {
+		return FAILURE;
+	}
+	ephpm_kv_error err;
+	zend_string *data_key = DATA_KEY(key);
+	int rc = ops->del(STR_ARGS(data_key), &err);
+	zend_string_release(data_key);
+	if (rc < 0) {
+		return store_error(&err);
+	}
+	return release_lock(ops, session);
+}
+
+PS_GC_FUNC(ephpm)
+{
+	/* Every session carries a TTL: expiry does the collecting. */
+	*nrdels = 0;
+	return 0;
+}
+
+PS_CREATE_SID_FUNC(ephpm)
+{
+	const ephpm_kv_ops *ops = ephpm_ops();
+	if (!ops) {
+		return NULL;
+	}
+	for (int attempt = 0; attempt < 3; attempt++) {
+		zend_string *sid = php_session_create_id(mod_data);
+		int exists = data_exists(ops, sid);
+		if (exists == 0) {
+			return sid;
+		}
+		zend_string_release(sid);
+		if (exists < 0) {
+			return NULL;
+		}
+	}
+	php_error_docref(NULL, E_WARNING, "Could not create a session ID that is not in use after 3 attempts");
+	return NULL;
+}
+
+PS_VALIDATE_SID_FUNC(ephpm)
+{
+	const ephpm_kv_ops *ops = ephpm_ops();
+	return ops && data_exists(ops, key) == 1 ? SUCCESS : FAILURE;
+}
+
+PS_UPDATE_TIMESTAMP_FUNC(ephpm)
+{
+	const ephpm_kv_ops *ops = ephpm_ops();
+	if (!ops || renew_lock(ops, PS_GET_MOD_DATA(), key) == FAILURE) {
+		return FAILURE;
+	}
+	ephpm_kv_error err;
+	zend_string *data_key = DATA_KEY(key);
+	int rc = ops->expire(STR_ARGS(data_key), lifetime_ns(maxlifetime), &err);
+	zend_string_release(data_key);
+	if (rc < 0) {
+		return store_error(&err);
+	}
+	/* Gone meanwhile (expired, or never written because it was empty). */
+	return rc == 1 ? SUCCESS : write_data(ops, key, val, maxlifetime);
+}
+
+const ps_module ps_mod_ephpm = {
+	PS_MOD_UPDATE_TIMESTAMP(ephpm)
+};
