@@ -49,6 +49,15 @@ func (it *item) equal(token []byte) bool {
 	return err == nil && bytes.Equal(plain, token)
 }
 
+// plain returns a copy of the value as the user stored it.
+func (it *item) plain() []byte {
+	out := make([]byte, it.plainLen)
+	if err := it.copyTo(out); err != nil {
+		return nil
+	}
+	return out
+}
+
 // copyTo writes the user-visible value into dst, which holds plainLen bytes.
 func (it *item) copyTo(dst []byte) error {
 	if !it.compressed {

@@ -54,40 +54,53 @@ func (s *Store) SetNX(key string, value []byte, ttl time.Duration) (bool, error)
 // store writes value at key; with nx only while no live entry exists. When
 // fence is not nil it receives a fence issued under the insert's lock.
 func (s *Store) store(key string, value []byte, ttl time.Duration, nx bool, fence *int64) (bool, error) {
-	if err := s.checkKey(key); err != nil {
-		return false, err
-	}
-	if err := checkTTL(ttl); err != nil {
-		return false, err
-	}
-	// Fast refusal without allocating: a live entry seen here is a valid
-	// linearization point for "someone else holds it".
+	opt := SetOptions{TTL: ttl}
 	if nx {
+		opt.Cond = IfAbsent
+		// Fast refusal without allocating: a live entry seen here is a
+		// valid linearization point for "someone else holds it".
+		if err := s.checkKey(key); err != nil {
+			return false, err
+		}
 		if old, ok := s.m.Load(key); ok && !old.expired() {
 			return false, nil
 		}
 	}
-	owned, it, err := s.newItem(key, value, ttl)
-	if err != nil {
-		return false, err
-	}
-	var stored bool
-	if !s.retryWhenFull(func() bool {
-		var full bool
-		stored, full = s.put(owned, it, nx, fence)
-		return full
-	}) {
-		return false, s.fullError(owned, it)
-	}
-	return stored, nil
+	res, err := s.write(key, value, &opt, fence)
+	return res.Stored, err
 }
 
-// put inserts it at key in one Compute: with nx only while no live entry
-// exists. full reports that the memory limit refused it.
-func (s *Store) put(key string, it *item, nx bool, fence *int64) (stored, full bool) {
+// write stores value at key when opt's condition holds, in one Compute.
+func (s *Store) write(key string, value []byte, opt *SetOptions, fence *int64) (SetResult, error) {
+	var res SetResult
+	if err := s.checkKey(key); err != nil {
+		return res, err
+	}
+	if err := checkTTL(opt.TTL); err != nil {
+		return res, err
+	}
+	owned, it, err := s.newItem(key, value, opt.TTL)
+	if err != nil {
+		return res, err
+	}
+	if !s.retryWhenFull(func() bool {
+		res = SetResult{}
+		return s.put(owned, it, opt, fence, &res)
+	}) {
+		return SetResult{}, s.fullError(owned, it)
+	}
+	return res, nil
+}
+
+// put inserts it at key in one Compute when opt's condition holds. full
+// reports that the memory limit refused it.
+func (s *Store) put(key string, it *item, opt *SetOptions, fence *int64, res *SetResult) (full bool) {
 	s.m.Compute(key, func(old *item, loaded bool) (*item, xsync.ComputeOp) {
 		live := loaded && !old.expired()
-		if nx && live {
+		if live && opt.GetOld {
+			res.Old, res.HadOld = old.plain(), true
+		}
+		if !opt.allows(old, live) {
 			return old, xsync.CancelOp
 		}
 		delta := it.mem(key)
@@ -98,6 +111,9 @@ func (s *Store) put(key string, it *item, nx bool, fence *int64) (stored, full b
 			full = true
 			return old, xsync.CancelOp
 		}
+		if opt.KeepTTL && live {
+			it.deadline.Store(old.deadline.Load())
+		}
 		if loaded {
 			s.replaced(old, live)
 		}
@@ -105,10 +121,10 @@ func (s *Store) put(key string, it *item, nx bool, fence *int64) (stored, full b
 		if fence != nil {
 			*fence = s.fenceCounter.Add(1)
 		}
-		stored = true
+		res.Stored = true
 		return it, xsync.UpdateOp
 	})
-	return stored, full
+	return full
 }
 
 // replaced updates counters for an entry overwritten in place (its bytes

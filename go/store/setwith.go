@@ -1,0 +1,122 @@
+package store
+
+import (
+	"time"
+
+	"github.com/puzpuzpuz/xsync/v4"
+)
+
+// Cond is the precondition of SetWith.
+type Cond int
+
+const (
+	Always    Cond = iota // SET
+	IfAbsent              // SET NX: no live entry
+	IfPresent             // SET XX: a live entry
+	IfEqual               // SET IFEQ: the live value equals SetOptions.Equal
+)
+
+// SetOptions are the knobs of Redis's SET beyond key and value.
+type SetOptions struct {
+	Cond    Cond
+	Equal   []byte        // for IfEqual
+	TTL     time.Duration // 0 = no expiry, unless KeepTTL
+	KeepTTL bool          // keep the live entry's expiry
+	GetOld  bool          // return the previous live value
+}
+
+// SetResult reports what SetWith did.
+type SetResult struct {
+	Stored bool
+	Old    []byte // previous live value, when GetOld and one existed
+	HadOld bool
+}
+
+// SetWith is SET with all of Redis's options, decided in one Compute.
+func (s *Store) SetWith(key string, value []byte, opt SetOptions) (SetResult, error) {
+	return s.write(key, value, &opt, nil)
+}
+
+// allows reports whether opt's condition holds for the entry at hand.
+func (opt *SetOptions) allows(old *item, live bool) bool {
+	switch opt.Cond {
+	case IfAbsent:
+		return !live
+	case IfPresent:
+		return live
+	case IfEqual:
+		return live && old.equal(opt.Equal)
+	}
+	return true
+}
+
+// Value returns a copy of the live value at key.
+func (s *Store) Value(key string) ([]byte, bool, error) {
+	if err := s.checkKey(key); err != nil {
+		return nil, false, err
+	}
+	it, ok := s.m.Load(key)
+	if !ok || it.expired() {
+		s.misses.Inc()
+		return nil, false, nil
+	}
+	s.hits.Inc()
+	return it.plain(), true, nil
+}
+
+// DelIfNe deletes key only while it is live and its value differs from token.
+func (s *Store) DelIfNe(key string, token []byte) (bool, error) {
+	if err := s.checkKey(key); err != nil {
+		return false, err
+	}
+	var deleted bool
+	s.m.Compute(key, func(old *item, loaded bool) (*item, xsync.ComputeOp) {
+		switch {
+		case !loaded:
+			return old, xsync.CancelOp
+		case old.expired():
+			s.remove(key, old, false)
+			return old, xsync.DeleteOp
+		case old.equal(token):
+			return old, xsync.CancelOp
+		}
+		s.remove(key, old, true)
+		deleted = true
+		return old, xsync.DeleteOp
+	})
+	return deleted, nil
+}
+
+// Persist removes the expiry of a live key; false when it had none.
+func (s *Store) Persist(key string) (bool, error) {
+	if err := s.checkKey(key); err != nil {
+		return false, err
+	}
+	var done bool
+	s.m.Compute(key, func(old *item, loaded bool) (*item, xsync.ComputeOp) {
+		if loaded && !old.expired() && old.deadline.Load() != 0 {
+			old.deadline.Store(0)
+			done = true
+		}
+		return old, xsync.CancelOp
+	})
+	return done, nil
+}
+
+// Export calls fn for every live entry with its value and remaining ttl
+// (0 = no expiry), for snapshots. Entries written meanwhile may be missed.
+func (s *Store) Export(fn func(key string, value []byte, ttl time.Duration) error) error {
+	var err error
+	s.m.Range(func(key string, it *item) bool {
+		d := it.deadline.Load()
+		var ttl time.Duration
+		if d != 0 {
+			if ttl = time.Duration(d - nanotime()); ttl <= 0 {
+				return true
+			}
+		}
+		err = fn(key, it.plain(), ttl)
+		return err == nil
+	})
+	return err
+}
