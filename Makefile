@@ -7,6 +7,7 @@ export PATH := $(PATH):/usr/local/go/bin
 PHP       ?= php
 BUILD     := build
 LIB       := $(BUILD)/libephpm_kv.so
+SERVER    := $(BUILD)/ephpm-kv
 EXT       := $(BUILD)/ephpm.so
 PHP_EXT   := $(PHP) -n -d extension=$(CURDIR)/$(EXT)
 RUN_TESTS := $(shell php-config --extension-dir 2>/dev/null)/build/run-tests.php
@@ -16,7 +17,7 @@ ABI_TEST  := $(BUILD)/out/abi_stress
 
 .PHONY: all deps demo test test-go test-abi test-php test-stubs test-valgrind bench stubs clean
 
-all: deps $(LIB) $(EXT)
+all: deps $(LIB) $(EXT) $(SERVER)
 
 deps:
 	@build/deps.sh
@@ -24,6 +25,9 @@ deps:
 $(LIB): $(GO_SRC)
 	cd go && go build -trimpath -buildmode=c-shared -o ../$(LIB) ./capi
 	@rm -f $(BUILD)/libephpm_kv.h
+
+$(SERVER): $(GO_SRC)
+	cd go && go build -trimpath -o ../$(SERVER) ./cmd/ephpm-kv
 
 $(EXT): $(EXT_SRC)
 	build/build-ext.sh

@@ -68,6 +68,11 @@ PHP_INI_BEGIN()
 	EPHPM_BYTES_ENTRY("ephpm.memory_limit", "64M", memory_limit, 1024)
 	EPHPM_BYTES_ENTRY("ephpm.max_value_size", "1M", max_value_size, 1)
 	EPHPM_BYTES_ENTRY("ephpm.compress_min", "1K", compress_min, 0)
+	STD_PHP_INI_ENTRY("ephpm.server", "", PHP_INI_SYSTEM, OnUpdateString, server, zend_ephpm_globals, ephpm_globals)
+	STD_PHP_INI_ENTRY("ephpm.server_password", "", PHP_INI_SYSTEM, OnUpdateString, server_password,
+		zend_ephpm_globals, ephpm_globals)
+	ZEND_INI_ENTRY3_EX("ephpm.server_timeout", "1", PHP_INI_SYSTEM, OnUpdateEphpmSeconds,
+		(void *)XtOffsetOf(zend_ephpm_globals, server_timeout), (void *)&ephpm_globals, NULL, NULL)
 	STD_PHP_INI_BOOLEAN("ephpm.session_locking", "1", PHP_INI_ALL, OnUpdateBool, session_locking,
 		zend_ephpm_globals, ephpm_globals)
 	ZEND_INI_ENTRY3_EX("ephpm.session_lock_ttl", "30", PHP_INI_ALL, OnUpdateEphpmSeconds,
@@ -115,7 +120,9 @@ static PHP_MINFO_FUNCTION(ephpm)
 	php_info_print_table_row(2, "ephpm-kv support", "enabled");
 	php_info_print_table_row(2, "Version", PHP_EPHPM_VERSION);
 	info_row_long("Ops table ABI", EPHPM_KV_ABI_VERSION);
-	php_info_print_table_row(2, "Store", "in this process (shared by its threads)");
+	php_info_print_table_row(2, "Store", EPHPM_SERVER_MODE()
+		? "ephpm-kv server (ephpm.server), shared by every process that points at it"
+		: "in this process (shared by its threads)");
 	php_info_print_table_row(2, "Library", ephpm_library_path());
 	php_info_print_table_row(2, "Library state", ephpm_library_state());
 	/* Report only; never start the Go runtime from phpinfo(). */

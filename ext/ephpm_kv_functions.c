@@ -231,7 +231,7 @@ PHP_FUNCTION(ephpm_kv_stats)
 		RETURN_THROWS();
 	}
 	array_init_size(return_value, 12);
-	add_assoc_string(return_value, "engine", "in-process");
+	add_assoc_string(return_value, "engine", EPHPM_SERVER_MODE() ? "server" : "in-process");
 	add_assoc_long(return_value, "keys", st.keys);
 	add_assoc_long(return_value, "bytes_used", st.bytes_used);
 	add_assoc_long(return_value, "bytes_limit", st.bytes_limit);

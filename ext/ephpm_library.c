@@ -117,14 +117,22 @@ static bool load_locked(const char *path, char *msg, size_t size, bool *retry)
 			EPHPM_KV_ABI_VERSION, sizeof(ephpm_kv_ops));
 		return false;
 	}
-	ephpm_kv_config cfg = {
-		.memory_limit = EPHPM_G(memory_limit),
-		.max_value_size = EPHPM_G(max_value_size),
-		/* ini 0 means "never compress"; the ABI's 0 means "default" */
-		.compress_min = EPHPM_G(compress_min) > 0 ? EPHPM_G(compress_min) : -1,
-	};
 	ephpm_kv_error err;
-	if (ops->configure(&cfg, &err) < 0) {
+	int rc;
+	if (EPHPM_SERVER_MODE()) {
+		const char *url = EPHPM_G(server), *password = EPHPM_G(server_password) ? EPHPM_G(server_password) : "";
+		rc = ops->configure_server(url, strlen(url), password, strlen(password),
+			(int64_t)(EPHPM_G(server_timeout) * 1e9), &err);
+	} else {
+		ephpm_kv_config cfg = {
+			.memory_limit = EPHPM_G(memory_limit),
+			.max_value_size = EPHPM_G(max_value_size),
+			/* ini 0 means "never compress"; the ABI's 0 means "default" */
+			.compress_min = EPHPM_G(compress_min) > 0 ? EPHPM_G(compress_min) : -1,
+		};
+		rc = ops->configure(&cfg, &err);
+	}
+	if (rc < 0) {
 		snprintf(msg, size, "ephpm-kv: the library refused its configuration: %s", err.message);
 		return false;
 	}

@@ -10,6 +10,9 @@ extern zend_module_entry ephpm_module_entry;
 
 ZEND_BEGIN_MODULE_GLOBALS(ephpm)
 	char *library;
+	char *server;          /* ephpm.server: use that ephpm-kv server instead of an in-process store */
+	char *server_password;
+	double server_timeout;
 	zend_long memory_limit;
 	zend_long max_value_size;
 	zend_long compress_min;
@@ -23,5 +26,8 @@ ZEND_EXTERN_MODULE_GLOBALS(ephpm)
 #define EPHPM_G(v) ZEND_MODULE_GLOBALS_ACCESSOR(ephpm, v)
 
 extern zend_class_entry *ephpm_kv_exception_ce;
+
+/* Whether ephpm.server points the store at a server. */
+#define EPHPM_SERVER_MODE() (EPHPM_G(server) && *EPHPM_G(server))
 
 #endif

@@ -20,24 +20,28 @@ var (
 
 var errStarted = errors.New("ephpm-kv: configure called after the store started; settings apply only before first use")
 
-// engine returns the running engine, starting one with defaults when no
-// configure call came first.
+// engine returns the running engine, starting the in-process store with
+// defaults when no configure call came first.
 func engine() kv.Engine {
 	if ref := active.Load(); ref != nil {
 		return ref.Engine
 	}
-	ref, _ := start(store.Config{})
-	return ref.Engine
+	startWith(func() (kv.Engine, error) { return store.New(store.Config{}), nil })
+	return active.Load().Engine
 }
 
-// start creates the engine once; started reports whether this call did it.
-func start(cfg store.Config) (ref *engineRef, started bool) {
+// startWith installs the engine newEngine makes, unless one is running
+// (errStarted).
+func startWith(newEngine func() (kv.Engine, error)) error {
 	startMu.Lock()
 	defer startMu.Unlock()
-	if ref := active.Load(); ref != nil {
-		return ref, false
+	if active.Load() != nil {
+		return errStarted
 	}
-	ref = &engineRef{store.New(cfg)}
-	active.Store(ref)
-	return ref, true
+	e, err := newEngine()
+	if err != nil {
+		return err
+	}
+	active.Store(&engineRef{e})
+	return nil
 }

@@ -110,6 +110,12 @@ typedef struct ephpm_kv_ops {
 	 * EPHPM_KV_TTL_MISSING: "is this lock still mine, for how long". */
 	int (*ttl_if_eq)(const char *key, size_t key_len, const char *token,
 	                 size_t token_len, int64_t *ttl_ns, ephpm_kv_error *err);
+
+	/* Instead of configure: every op goes to the ephpm-kv server at url
+	 * (unix:///path or tcp://host:port), one connection per process. An
+	 * unreachable server or a timeout is EPHPM_KV_E_UNAVAILABLE. */
+	int (*configure_server)(const char *url, size_t url_len, const char *password,
+	                        size_t password_len, int64_t timeout_ns, ephpm_kv_error *err);
 } ephpm_kv_ops;
 
 /* The library's only entry point besides the table itself. */

@@ -26,6 +26,7 @@ var errorCodes = []struct {
 	{kv.ErrOverflow, C.EPHPM_KV_E_OVERFLOW},
 	{errStarted, C.EPHPM_KV_E_CONFIG},
 	{kv.ErrClosed, C.EPHPM_KV_E_UNAVAILABLE},
+	{kv.ErrUnavailable, C.EPHPM_KV_E_UNAVAILABLE},
 }
 
 // fail reports err through cerr and returns the negative code.

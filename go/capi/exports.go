@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/ephpm/ephpm-kv/kv"
+	"github.com/ephpm/ephpm-kv/remote"
 	"github.com/ephpm/ephpm-kv/store"
 )
 
@@ -37,14 +38,23 @@ func boolRC(ok bool, err error, cerr *C.ephpm_kv_error) C.int {
 //export ephpmKvConfigure
 func ephpmKvConfigure(cfg *C.ephpm_kv_config, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
-	if _, started := start(store.Config{
-		MemoryLimit:  int64(cfg.memory_limit),
-		MaxValueSize: int64(cfg.max_value_size),
-		CompressMin:  int64(cfg.compress_min),
-	}); !started {
-		return fail(cerr, errStarted)
-	}
-	return 0
+	err := startWith(func() (kv.Engine, error) {
+		return store.New(store.Config{
+			MemoryLimit:  int64(cfg.memory_limit),
+			MaxValueSize: int64(cfg.max_value_size),
+			CompressMin:  int64(cfg.compress_min),
+		}), nil
+	})
+	return boolRC(false, err, cerr)
+}
+
+//export ephpmKvConfigureServer
+func ephpmKvConfigureServer(url *C.char, urlLen C.size_t, password *C.char, passwordLen C.size_t, timeout C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	err := startWith(func() (kv.Engine, error) {
+		return remote.New(C.GoStringN(url, C.int(urlLen)), C.GoStringN(password, C.int(passwordLen)), time.Duration(timeout))
+	})
+	return boolRC(false, err, cerr)
 }
 
 //export ephpmKvGet
@@ -163,7 +173,10 @@ func ephpmKvFlush(cerr *C.ephpm_kv_error) (rc C.int) {
 //export ephpmKvStats
 func ephpmKvStats(out *C.ephpm_kv_stats, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
-	st := engine().Stats()
+	st, err := engine().Stats()
+	if err != nil {
+		return fail(cerr, err)
+	}
 	*out = C.ephpm_kv_stats{
 		keys:           C.int64_t(st.Keys),
 		bytes_used:     C.int64_t(st.BytesUsed),

@@ -46,6 +46,9 @@ static int kv_fence(const char *r, size_t rl, int64_t fence, ephpm_kv_error *err
 static int kv_ttl_if_eq(const char *k, size_t kl, const char *t, size_t tl, int64_t *out, ephpm_kv_error *err)
 { return ephpmKvTTLIfEq(K k, kl, K t, tl, out, err); }
 
+static int kv_configure_server(const char *u, size_t ul, const char *p, size_t pl, int64_t timeout, ephpm_kv_error *err)
+{ return ephpmKvConfigureServer(K u, ul, K p, pl, timeout, err); }
+
 static const ephpm_kv_ops table = {
 	.abi_version = EPHPM_KV_ABI_VERSION,
 	.struct_size = sizeof(ephpm_kv_ops),
@@ -65,6 +68,7 @@ static const ephpm_kv_ops table = {
 	.setnx_fenced = kv_setnx_fenced,
 	.fence = kv_fence,
 	.ttl_if_eq = kv_ttl_if_eq,
+	.configure_server = kv_configure_server,
 };
 
 const ephpm_kv_ops *ephpm_kv_get_ops(void)

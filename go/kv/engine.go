@@ -32,6 +32,9 @@ var (
 	ErrNotInteger    = errors.New("value is not an integer or out of range")
 	ErrOverflow      = errors.New("increment would overflow")
 	ErrClosed        = errors.New("store closed")
+	// ErrUnavailable: the engine could not be reached or did not answer in
+	// time. The operation may or may not have happened.
+	ErrUnavailable = errors.New("store unavailable")
 )
 
 // Engine is a key-value store with atomic check-and-act operations.
@@ -61,7 +64,7 @@ type Engine interface {
 	// absent; an existing key keeps its expiry.
 	Incr(key string, by int64, ttl time.Duration) (int64, error)
 	Flush() error
-	Stats() Stats
+	Stats() (Stats, error)
 
 	// SetNXFenced is SetNX that also issues a fencing token from one
 	// engine-wide counter, under the same lock as the insert: a later

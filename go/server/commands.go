@@ -525,7 +525,7 @@ func cmdMSet(s *Server, c redcon.Conn, a [][]byte) {
 	c.WriteString("OK")
 }
 
-func cmdDBSize(s *Server, c redcon.Conn, a [][]byte) { c.WriteInt64(s.store.Stats().Keys) }
+func cmdDBSize(s *Server, c redcon.Conn, a [][]byte) { c.WriteInt64(s.store.Counters().Keys) }
 
 func cmdFlush(s *Server, c redcon.Conn, a [][]byte) {
 	if len(a) > 2 || (len(a) == 2 && !strings.EqualFold(string(a[1]), "sync") && !strings.EqualFold(string(a[1]), "async")) {
@@ -537,7 +537,7 @@ func cmdFlush(s *Server, c redcon.Conn, a [][]byte) {
 }
 
 func cmdInfo(s *Server, c redcon.Conn, a [][]byte) {
-	st := s.store.Stats()
+	st := s.store.Counters()
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Server\r\nredis_version:7.0.0\r\nephpm_kv_version:%s\r\nredis_mode:standalone\r\nprocess_id:%d\r\nuptime_in_seconds:%d\r\n",
 		Version, pid, int64(time.Since(s.started).Seconds()))
@@ -615,7 +615,7 @@ func cmdEphpmIncrBy(s *Server, c redcon.Conn, a [][]byte) {
 
 // EPHPM.STATS: the store's counters as name/value pairs.
 func cmdStats(s *Server, c redcon.Conn, a [][]byte) {
-	st := s.store.Stats()
+	st := s.store.Counters()
 	pairs := []struct {
 		name  string
 		value int64

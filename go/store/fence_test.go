@@ -165,11 +165,11 @@ func TestFenceRecordsAreAccounted(t *testing.T) {
 	for i := 0; err == nil && i < 100; i++ {
 		_, err = s.Fence(fmt.Sprint("resource", i), 1)
 	}
-	if err == nil || s.Stats().BytesUsed > 1000 {
-		t.Fatalf("fence records are not bounded by the memory limit: err=%v used=%d", err, s.Stats().BytesUsed)
+	if err == nil || s.Counters().BytesUsed > 1000 {
+		t.Fatalf("fence records are not bounded by the memory limit: err=%v used=%d", err, s.Counters().BytesUsed)
 	}
 	noErr(t, s.Flush())
-	if used := s.Stats().BytesUsed; used != 0 {
+	if used := s.Counters().BytesUsed; used != 0 {
 		t.Fatalf("after flush %d bytes used", used)
 	}
 }

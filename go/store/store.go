@@ -193,7 +193,12 @@ func (s *Store) fullErrorBytes(n int64) error {
 }
 
 // Stats implements kv.Engine.
-func (s *Store) Stats() kv.Stats {
+func (s *Store) Stats() (kv.Stats, error) {
+	return s.Counters(), nil
+}
+
+// Counters returns the store's statistics.
+func (s *Store) Counters() kv.Stats {
 	compressMin := s.cfg.CompressMin
 	if compressMin < 0 {
 		compressMin = 0

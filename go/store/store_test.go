@@ -404,7 +404,7 @@ func TestCompression(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newTestStore(t, tc.cfg)
 			noErr(t, s.Set("k", tc.value, 0))
-			st := s.Stats()
+			st := s.Counters()
 			if st.Compressed != tc.wantCompressed {
 				t.Fatalf("compressed entries = %d, want %d", st.Compressed, tc.wantCompressed)
 			}
@@ -417,7 +417,7 @@ func TestCompression(t *testing.T) {
 			if !must(s.DelIfEq("k", tc.value)) {
 				t.Fatal("del_if_eq with the plain value did not match")
 			}
-			if st := s.Stats(); st.Compressed != 0 || st.BytesUsed != 0 {
+			if st := s.Counters(); st.Compressed != 0 || st.BytesUsed != 0 {
 				t.Fatalf("after delete: %+v", st)
 			}
 		})
@@ -441,7 +441,7 @@ func TestMemoryLimit(t *testing.T) {
 	if stored == 0 || stored >= 10 {
 		t.Fatalf("stored %d 1000-byte values under a 10000-byte limit", stored)
 	}
-	st := s.Stats()
+	st := s.Counters()
 	if st.BytesUsed > st.BytesLimit || st.Rejected != 1 {
 		t.Fatalf("stats after filling: %+v", st)
 	}
@@ -463,7 +463,7 @@ func TestMemoryLimit(t *testing.T) {
 	if err := s.Set("fresh", value, 0); err != nil {
 		t.Fatalf("write after entries expired: %v", err)
 	}
-	if st := s.Stats(); st.Expired == 0 || st.BytesUsed > st.BytesLimit {
+	if st := s.Counters(); st.Expired == 0 || st.BytesUsed > st.BytesLimit {
 		t.Fatalf("stats after reclaim: %+v", st)
 	}
 }
@@ -475,13 +475,13 @@ func TestSweepReclaimsUnreadKeys(t *testing.T) {
 	}
 	noErr(t, s.Set("keep", []byte("v"), 0))
 	deadline := time.Now().Add(5 * time.Second)
-	for s.Stats().Keys > 1 {
+	for s.Counters().Keys > 1 {
 		if time.Now().After(deadline) {
-			t.Fatalf("sweep left %d keys", s.Stats().Keys)
+			t.Fatalf("sweep left %d keys", s.Counters().Keys)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	st := s.Stats()
+	st := s.Counters()
 	if st.Expired != 200 || st.BytesUsed != (&item{data: []byte("v")}).mem("keep") {
 		t.Fatalf("after sweep: %+v", st)
 	}
@@ -493,7 +493,7 @@ func TestFlush(t *testing.T) {
 		noErr(t, s.Set(fmt.Sprint(i), bytes.Repeat([]byte("ab"), 1000), 0))
 	}
 	noErr(t, s.Flush())
-	if st := s.Stats(); st.Keys != 0 || st.BytesUsed != 0 || st.Compressed != 0 {
+	if st := s.Counters(); st.Keys != 0 || st.BytesUsed != 0 || st.Compressed != 0 {
 		t.Fatalf("after flush: %+v", st)
 	}
 }
@@ -557,7 +557,7 @@ func TestLockChurnMutualExclusion(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if st := s.Stats(); st.Keys != 0 || st.BytesUsed != 0 {
+	if st := s.Counters(); st.Keys != 0 || st.BytesUsed != 0 {
 		t.Fatalf("after churn: %+v", st)
 	}
 }

@@ -1,0 +1,267 @@
+package remote
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ephpm/ephpm-kv/kv"
+	"github.com/ephpm/ephpm-kv/server"
+	"github.com/ephpm/ephpm-kv/store"
+)
+
+func startServer(t *testing.T, cfg server.Config) string {
+	t.Helper()
+	cfg.Unix = filepath.Join(t.TempDir(), "kv.sock")
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	s, err := server.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return "unix://" + cfg.Unix
+}
+
+func newEngine(t *testing.T, url, password string, timeout time.Duration) *Engine {
+	t.Helper()
+	e, err := New(url, password, timeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func get(t *testing.T, e kv.Engine, key string) (string, bool) {
+	t.Helper()
+	buf := make([]byte, 4)
+	n, ok, err := e.Get(key, buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok && n > len(buf) {
+		buf = make([]byte, n)
+		n, ok, err = e.Get(key, buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return string(buf[:n]), ok
+}
+
+func TestParseAddress(t *testing.T) {
+	cases := []struct{ in, network, addr string }{
+		{"unix:///run/ephpm-kv.sock", "unix", "/run/ephpm-kv.sock"},
+		{"/run/ephpm-kv.sock", "unix", "/run/ephpm-kv.sock"},
+		{"tcp://127.0.0.1:7379", "tcp", "127.0.0.1:7379"},
+		{"127.0.0.1:7379", "tcp", "127.0.0.1:7379"},
+		{"http://x", "", ""},
+		{"unix://", "", ""},
+		{"nonsense", "", ""},
+	}
+	for _, c := range cases {
+		n, a, err := ParseAddress(c.in)
+		if n != c.network || a != c.addr || (err != nil) != (c.network == "") {
+			t.Errorf("ParseAddress(%q) = %q, %q, %v", c.in, n, a, err)
+		}
+	}
+}
+
+// The engine contract, through the server.
+func TestEngineSemantics(t *testing.T) {
+	e := newEngine(t, startServer(t, server.Config{}), "", time.Second)
+	if ok := must(e.SetNX("lock", []byte("A"), 100*time.Millisecond)); !ok {
+		t.Fatal("A could not acquire")
+	}
+	if ok := must(e.SetNX("lock", []byte("B"), time.Minute)); ok {
+		t.Fatal("B acquired a held lock")
+	}
+	time.Sleep(150 * time.Millisecond)
+	if ok := must(e.SetNX("lock", []byte("B"), time.Minute)); !ok {
+		t.Fatal("B could not acquire the expired lock")
+	}
+	if must(e.DelIfEq("lock", []byte("A"))) {
+		t.Fatal("A's late release deleted B's lock")
+	}
+	if v, _ := get(t, e, "lock"); v != "B" {
+		t.Fatalf("holder %q", v)
+	}
+	big := strings.Repeat("session-data;", 1000)
+	if err := e.Set("big", []byte(big), 0); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := get(t, e, "big"); v != big {
+		t.Fatal("large value changed on the way")
+	}
+	if ttl := must(e.TTL("big")); ttl != kv.TTLPersistent {
+		t.Fatalf("ttl = %v", ttl)
+	}
+	if ttl := must(e.TTL("nope")); ttl != kv.TTLMissing {
+		t.Fatalf("ttl of missing = %v", ttl)
+	}
+	if !must(e.ExpireIfEq("lock", []byte("B"), 30*time.Second)) || must(e.ExpireIfEq("lock", []byte("A"), time.Hour)) {
+		t.Fatal("expire_if_eq ignored the token")
+	}
+	if ttl := must(e.TTLIfEq("lock", []byte("B"))); ttl < 29*time.Second || ttl > 30*time.Second {
+		t.Fatalf("ttl_if_eq = %v", ttl)
+	}
+	if n := must(e.Incr("n", 5, time.Minute)); n != 5 {
+		t.Fatalf("incr = %d", n)
+	}
+	e.Set("text", []byte("abc"), 0)
+	if _, err := e.Incr("text", 1, 0); !errors.Is(err, kv.ErrNotInteger) {
+		t.Fatalf("incr on text: %v", err)
+	}
+	f1, ok1, _ := e.SetNXFenced("f", []byte("x"), time.Minute)
+	e.Del("f")
+	f2, ok2, _ := e.SetNXFenced("f", []byte("y"), time.Minute)
+	if !ok1 || !ok2 || f2 <= f1 {
+		t.Fatalf("fences %d then %d", f1, f2)
+	}
+	if !must(e.Fence("res", f2)) || must(e.Fence("res", f1)) {
+		t.Fatal("fence check wrong")
+	}
+	if st := must(e.Stats()); st.Keys < 4 || st.BytesLimit == 0 {
+		t.Fatalf("stats %+v", st)
+	}
+	if err := e.Flush(); err != nil || must(e.Stats()).Keys != 0 {
+		t.Fatalf("flush: %v", err)
+	}
+}
+
+func TestStoreErrorsKeepTheirMeaning(t *testing.T) {
+	e := newEngine(t, startServer(t, server.Config{Store: store.Config{MemoryLimit: 4096, MaxValueSize: 1024, CompressMin: -1}}), "", time.Second)
+	if err := e.Set("big", make([]byte, 2000), 0); !errors.Is(err, kv.ErrValueTooLarge) {
+		t.Fatalf("too large: %v", err)
+	}
+	var err error
+	for i := 0; err == nil && i < 10; i++ {
+		_, err = e.SetNX(strings.Repeat("k", i+1), make([]byte, 1000), 0)
+	}
+	if !errors.Is(err, kv.ErrFull) {
+		t.Fatalf("full store: %v", err)
+	}
+}
+
+// An unreachable server is an error, never "someone else holds it".
+func TestUnreachableIsAnError(t *testing.T) {
+	e := newEngine(t, "unix://"+filepath.Join(t.TempDir(), "nobody.sock"), "", 200*time.Millisecond)
+	if ok, err := e.SetNX("lock", []byte("t"), time.Second); ok || !errors.Is(err, kv.ErrUnavailable) {
+		t.Fatalf("setnx against no server = %v, %v", ok, err)
+	}
+	if _, _, err := e.Get("k", nil); !errors.Is(err, kv.ErrUnavailable) {
+		t.Fatalf("get against no server: %v", err)
+	}
+}
+
+// A server that accepts but never answers: the op times out with an error.
+func TestTimeoutIsAnError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "silent.sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	e := newEngine(t, "unix://"+path, "", 100*time.Millisecond)
+	start := time.Now()
+	ok, err := e.SetNX("lock", []byte("t"), time.Second)
+	if ok || !errors.Is(err, kv.ErrUnavailable) || !strings.Contains(err.Error(), "may or may not") {
+		t.Fatalf("setnx against a silent server = %v, %v", ok, err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("timeout took %v", took)
+	}
+}
+
+func TestReconnectsAfterServerRestart(t *testing.T) {
+	dir := t.TempDir()
+	cfg := server.Config{Unix: filepath.Join(dir, "kv.sock"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	s := must(server.New(cfg))
+	must(s.Listen())
+	e := newEngine(t, "unix://"+cfg.Unix, "", 500*time.Millisecond)
+	if err := e.Set("k", []byte("v"), 0); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if err := e.Set("k", []byte("v"), 0); !errors.Is(err, kv.ErrUnavailable) {
+		t.Fatalf("set while down: %v", err)
+	}
+	s = must(server.New(cfg))
+	must(s.Listen())
+	defer s.Close()
+	if err := e.Set("k", []byte("again"), 0); err != nil {
+		t.Fatalf("set after restart: %v", err)
+	}
+}
+
+func TestPassword(t *testing.T) {
+	url := startServer(t, server.Config{Password: "s3cret"})
+	if err := newEngine(t, url, "wrong", time.Second).Set("k", nil, 0); !errors.Is(err, kv.ErrUnavailable) || !strings.Contains(err.Error(), "ephpm.server_password") {
+		t.Fatalf("wrong password: %v", err)
+	}
+	if err := newEngine(t, url, "s3cret", time.Second).Set("k", nil, 0); err != nil {
+		t.Fatalf("right password: %v", err)
+	}
+}
+
+// Many goroutines, each with its own engine (a PHP process each), contend
+// for one lock through the server: one holder at a time.
+func TestLockAcrossClients(t *testing.T) {
+	url := startServer(t, server.Config{})
+	var inside, overlaps atomic.Int32
+	var wg sync.WaitGroup
+	for w := range 8 {
+		e := newEngine(t, url, "", time.Second)
+		wg.Go(func() {
+			token := []byte{byte('a' + w)}
+			for n := 0; n < 50; {
+				ok, err := e.SetNX("lock", token, time.Minute)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !ok {
+					continue
+				}
+				if inside.Add(1) != 1 {
+					overlaps.Add(1)
+				}
+				inside.Add(-1)
+				if !must(e.DelIfEq("lock", token)) {
+					t.Error("lost own lock")
+				}
+				n++
+			}
+		})
+	}
+	wg.Wait()
+	if overlaps.Load() != 0 {
+		t.Fatalf("%d overlaps", overlaps.Load())
+	}
+}
