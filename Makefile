@@ -15,7 +15,7 @@ GO_SRC    := $(shell find go -name '*.go' -o -name '*.h' -o -name '*.c' -o -name
 EXT_SRC   := config.m4 $(wildcard ext/*.c ext/*.h) go/capi/ephpm_kv_ops.h
 ABI_TEST  := $(BUILD)/out/abi_stress
 
-.PHONY: all deps demo test test-go test-abi test-php test-stubs test-valgrind bench stubs clean
+.PHONY: all deps demo test test-go test-abi test-php test-fpm test-interop test-stubs test-valgrind bench stubs clean
 
 all: deps $(LIB) $(EXT) $(SERVER)
 
@@ -35,7 +35,7 @@ $(EXT): $(EXT_SRC)
 demo: all
 	$(PHP_EXT) examples/lock_demo.php
 
-test: all test-stubs test-go test-abi test-php test-valgrind
+test: all test-stubs test-go test-abi test-php test-fpm test-interop test-valgrind
 
 test-go:
 	cd go && go vet ./... && go test -race -count=1 ./...
@@ -63,6 +63,16 @@ test-php: all
 VG_LIB := $(BUILD)/out/valgrind/libephpm_kv.so
 $(VG_LIB): $(GO_SRC)
 	cd go && GOEXPERIMENT=nodwarf5 go build -trimpath -buildmode=c-shared -o ../$(VG_LIB) ./capi
+
+# A real php-fpm whose workers share one ephpm-kv server.
+test-fpm: all
+	@build/deps.sh server-tests
+	php-tests/fpm/run.sh
+
+# redis-cli and phpredis against the server.
+test-interop: all
+	@build/deps.sh server-tests
+	php-tests/interop/run.sh
 
 test-valgrind: all $(VG_LIB)
 	@build/deps.sh valgrind

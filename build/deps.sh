@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the build and tests need on Debian, only when missing.
-# Usage: build/deps.sh [bench] [valgrind]
+# Usage: build/deps.sh [bench] [valgrind] [server-tests]
 set -euo pipefail
 
 need=(php8.2-cli php8.2-dev php-parser)
 for extra in "$@"; do
   case "$extra" in
-    bench) need+=(php8.2-apcu) ;;
+    bench) need+=(php8.2-apcu php8.2-redis redis-server redis-tools) ;;
     valgrind) need+=(valgrind) ;;
+    server-tests) need+=(php8.2-fpm libfcgi-bin php8.2-redis redis-tools) ;;
     *) echo "deps.sh: unknown extra '$extra'" >&2; exit 2 ;;
   esac
 done
