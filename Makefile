@@ -90,8 +90,10 @@ stubs:
 
 bench: all
 	@build/deps.sh bench
+	@mkdir -p $(BUILD)/out
 	cd go && go test -run '^$$' -bench . -benchmem -count 5 ./store/ | tee ../$(BUILD)/out/go-bench.txt
 	$(PHP) -n -d extension=$(CURDIR)/$(EXT) -d extension=apcu -d apc.enable_cli=1 bench/lock_pair.php
+	bench/server.sh
 
 clean:
 	rm -rf $(BUILD)/out $(LIB) $(EXT) $(BUILD)/*.h

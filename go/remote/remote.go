@@ -70,6 +70,7 @@ func New(url, password string, timeout time.Duration) (*Engine, error) {
 		Network:         network,
 		Addr:            addr,
 		Password:        password,
+		Dialer:          blockingDialer(timeout),
 		Protocol:        2,
 		DisableIdentity: true,
 		DialTimeout:     timeout,

@@ -279,10 +279,15 @@ func cmdCommand(s *Server, c redcon.Conn, a [][]byte) {
 	c.WriteArray(0)
 }
 
-// CONFIG GET answers with nothing, so tools that probe settings go on.
+// CONFIG GET answers each parameter with an empty value, so tools that
+// probe settings (redis-benchmark asks for save and appendonly) go on.
 func cmdConfig(s *Server, c redcon.Conn, a [][]byte) {
 	if strings.EqualFold(string(a[1]), "get") {
-		c.WriteArray(0)
+		c.WriteArray(2 * (len(a) - 2))
+		for _, p := range a[2:] {
+			c.WriteBulk(p)
+			c.WriteBulkString("")
+		}
 		return
 	}
 	c.WriteError("ERR CONFIG " + strings.ToUpper(string(a[1])) + " is not supported")

@@ -186,7 +186,7 @@ func TestCommands(t *testing.T) {
 		"hello command info config": {
 			cmd("[\"server\" \"ephpm-kv\" \"version\" \"0.1.0\" \"proto\" 2 *", "HELLO", "2"),
 			cmd("NOPROTO sorry, this protocol version is not supported", "HELLO", "3"),
-			cmd("[]", "COMMAND", "DOCS"), cmd("[]", "CONFIG", "GET", "save"),
+			cmd("[]", "COMMAND", "DOCS"), cmd(`["save" ""]`, "CONFIG", "GET", "save"),
 			cmd(`"# Server*`, "INFO"),
 			cmd("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?", "AUTH", "x"),
 		},

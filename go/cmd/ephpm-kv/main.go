@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -66,10 +67,18 @@ func run(args []string) error {
 	fs.Var(&compressMin, "compress-min", "values at least this large are compressed (0: never)")
 	snapshot := fs.String("snapshot", "", "snapshot file: loaded on start, written periodically and on shutdown")
 	snapshotEvery := fs.Duration("snapshot-every", time.Minute, "time between periodic snapshots (0: only on shutdown)")
+	procs := fs.Int("procs", 0, "OS threads running Go code (GOMAXPROCS); 0: a quarter of the CPUs, at least 1")
 	verbose := fs.Bool("v", false, "log connections closed with errors")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	// The server shares its host with the PHP workers it serves; like Redis
+	// it does well on few cores, and cross-core wakeups cost more than they
+	// bring when the clients keep the other cores busy.
+	if *procs <= 0 {
+		*procs = max(1, runtime.NumCPU()/4)
+	}
+	runtime.GOMAXPROCS(*procs)
 	mode, err := strconv.ParseUint(*unixMode, 8, 32)
 	if err != nil {
 		return fmt.Errorf("--unix-mode: %w", err)

@@ -1,0 +1,130 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"time"
+)
+
+// The engine is called on PHP's own thread. Through Go's netpoller every
+// round trip would park that thread and wake it from another one (two
+// thread handoffs per call); a blocking socket keeps the whole round trip
+// on the calling thread, as phpredis does. Timeouts are the kernel's
+// SO_RCVTIMEO/SO_SNDTIMEO, fixed at dial, so per-call deadlines are not
+// needed (go-redis's are ignored).
+
+type blockingConn struct {
+	fd            int
+	local, remote net.Addr
+}
+
+type timeoutError struct{ op string }
+
+func (e timeoutError) Error() string   { return e.op + ": i/o timeout" }
+func (e timeoutError) Timeout() bool   { return true }
+func (e timeoutError) Temporary() bool { return true }
+
+func dialBlocking(network, addr string, timeout time.Duration) (net.Conn, error) {
+	var (
+		family int
+		sa     syscall.Sockaddr
+		remote net.Addr
+	)
+	switch network {
+	case "unix":
+		family, sa, remote = syscall.AF_UNIX, &syscall.SockaddrUnix{Name: addr}, &net.UnixAddr{Name: addr, Net: "unix"}
+	case "tcp":
+		tcp, err := net.ResolveTCPAddr("tcp", addr)
+		if err != nil {
+			return nil, err
+		}
+		remote = tcp
+		if ip4 := tcp.IP.To4(); ip4 != nil {
+			family, sa = syscall.AF_INET, &syscall.SockaddrInet4{Port: tcp.Port, Addr: [4]byte(ip4)}
+		} else {
+			family, sa = syscall.AF_INET6, &syscall.SockaddrInet6{Port: tcp.Port, Addr: [16]byte(tcp.IP.To16())}
+		}
+	default:
+		return nil, fmt.Errorf("unsupported network %q", network)
+	}
+	fd, err := syscall.Socket(family, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, os.NewSyscallError("socket", err)
+	}
+	tv := syscall.NsecToTimeval(timeout.Nanoseconds())
+	for _, opt := range []int{syscall.SO_RCVTIMEO, syscall.SO_SNDTIMEO} {
+		if err := syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, opt, &tv); err != nil {
+			syscall.Close(fd)
+			return nil, os.NewSyscallError("setsockopt", err)
+		}
+	}
+	if family != syscall.AF_UNIX {
+		syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
+	}
+	for {
+		err = syscall.Connect(fd, sa) // SO_SNDTIMEO bounds a blocking connect
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		syscall.Close(fd)
+		if errors.Is(err, syscall.EINPROGRESS) || errors.Is(err, syscall.EAGAIN) {
+			return nil, &net.OpError{Op: "dial", Net: network, Addr: remote, Err: timeoutError{"connect"}}
+		}
+		return nil, &net.OpError{Op: "dial", Net: network, Addr: remote, Err: os.NewSyscallError("connect", err)}
+	}
+	return &blockingConn{fd: fd, remote: remote, local: remote}, nil
+}
+
+func (c *blockingConn) Read(p []byte) (int, error) {
+	for {
+		n, err := syscall.Read(c.fd, p)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			return 0, &net.OpError{Op: "read", Net: c.remote.Network(), Addr: c.remote, Err: timeoutError{"read"}}
+		case err != nil:
+			return 0, &net.OpError{Op: "read", Net: c.remote.Network(), Addr: c.remote, Err: err}
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+func (c *blockingConn) Write(p []byte) (int, error) {
+	written := 0
+	for written < len(p) {
+		n, err := syscall.Write(c.fd, p[written:])
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			return written, &net.OpError{Op: "write", Net: c.remote.Network(), Addr: c.remote, Err: timeoutError{"write"}}
+		case err != nil:
+			return written, &net.OpError{Op: "write", Net: c.remote.Network(), Addr: c.remote, Err: err}
+		}
+		written += n
+	}
+	return written, nil
+}
+
+func (c *blockingConn) Close() error                     { return syscall.Close(c.fd) }
+func (c *blockingConn) LocalAddr() net.Addr              { return c.local }
+func (c *blockingConn) RemoteAddr() net.Addr             { return c.remote }
+func (c *blockingConn) SetDeadline(time.Time) error      { return nil }
+func (c *blockingConn) SetReadDeadline(time.Time) error  { return nil }
+func (c *blockingConn) SetWriteDeadline(time.Time) error { return nil }
+
+func blockingDialer(timeout time.Duration) func(context.Context, string, string) (net.Conn, error) {
+	return func(_ context.Context, network, addr string) (net.Conn, error) {
+		return dialBlocking(network, addr, timeout)
+	}
+}
