@@ -159,9 +159,11 @@ ZEND_METHOD(Ephpm_Lock, run)
 	fci.param_count = 1;
 	zend_call_function(&fci, &fcc);
 
-	/* Always release, also when $fn threw (a store error then chains). */
+	/* Always release, also when $fn threw (a store error then chains).
+	 * ephpm_ops(), not the cached table: $fn may have forked. */
 	ephpm_kv_error err;
-	if (lock_release(lock_from(Z_OBJ(lock_zv)), ephpm_library_ops, &err) < 0) {
+	const ephpm_kv_ops *ops = ephpm_ops();
+	if (ops && lock_release(lock_from(Z_OBJ(lock_zv)), ops, &err) < 0) {
 		ephpm_throw_store_error(&err);
 	}
 	zval_ptr_dtor(&lock_zv);

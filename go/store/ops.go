@@ -150,19 +150,7 @@ func (s *Store) retryWhenFull(try func() (full bool)) bool {
 
 // Del implements kv.Engine. An expired entry is reclaimed but counts as absent.
 func (s *Store) Del(key string) (bool, error) {
-	if err := s.checkKey(key); err != nil {
-		return false, err
-	}
-	var deleted bool
-	s.m.Compute(key, func(old *item, loaded bool) (*item, xsync.ComputeOp) {
-		if !loaded {
-			return old, xsync.CancelOp
-		}
-		deleted = !old.expired()
-		s.remove(key, old, deleted)
-		return old, xsync.DeleteOp
-	})
-	return deleted, nil
+	return s.deleteIf(key, deleteAlways, nil)
 }
 
 // remove un-accounts an entry about to be deleted.
@@ -175,6 +163,25 @@ func (s *Store) remove(key string, old *item, live bool) {
 
 // DelIfEq implements kv.Engine: compare and delete under one bucket lock.
 func (s *Store) DelIfEq(key string, token []byte) (bool, error) {
+	return s.deleteIf(key, deleteIfEqual, token)
+}
+
+// DelIfNe deletes key only while it is live and its value differs from token.
+func (s *Store) DelIfNe(key string, token []byte) (bool, error) {
+	return s.deleteIf(key, deleteIfDifferent, token)
+}
+
+type deleteCond uint8
+
+const (
+	deleteAlways deleteCond = iota
+	deleteIfEqual
+	deleteIfDifferent
+)
+
+// deleteIf deletes a live key when cond holds for token, in one Compute.
+// An expired entry is reclaimed on the way and counts as absent.
+func (s *Store) deleteIf(key string, cond deleteCond, token []byte) (bool, error) {
 	if err := s.checkKey(key); err != nil {
 		return false, err
 	}
@@ -186,7 +193,7 @@ func (s *Store) DelIfEq(key string, token []byte) (bool, error) {
 		case old.expired():
 			s.remove(key, old, false)
 			return old, xsync.DeleteOp
-		case !old.equal(token):
+		case cond != deleteAlways && old.equal(token) != (cond == deleteIfEqual):
 			return old, xsync.CancelOp
 		}
 		s.remove(key, old, true)

@@ -64,29 +64,6 @@ func (s *Store) Value(key string) ([]byte, bool, error) {
 	return it.plain(), true, nil
 }
 
-// DelIfNe deletes key only while it is live and its value differs from token.
-func (s *Store) DelIfNe(key string, token []byte) (bool, error) {
-	if err := s.checkKey(key); err != nil {
-		return false, err
-	}
-	var deleted bool
-	s.m.Compute(key, func(old *item, loaded bool) (*item, xsync.ComputeOp) {
-		switch {
-		case !loaded:
-			return old, xsync.CancelOp
-		case old.expired():
-			s.remove(key, old, false)
-			return old, xsync.DeleteOp
-		case old.equal(token):
-			return old, xsync.CancelOp
-		}
-		s.remove(key, old, true)
-		deleted = true
-		return old, xsync.DeleteOp
-	})
-	return deleted, nil
-}
-
 // Persist removes the expiry of a live key; false when it had none.
 func (s *Store) Persist(key string) (bool, error) {
 	if err := s.checkKey(key); err != nil {
