@@ -15,7 +15,8 @@ for ($i = 0; $i < 100 && !file_exists($sock); $i++) {
 function child(string $code): string
 {
     global $sock;
-    $cmd = [PHP_BINARY, '-n', '-d', 'extension=' . EPHPM_SO, '-d', "ephpm.server=unix://$sock", '-r', $code];
+    $cmd = [PHP_BINARY, '-n', '-d', 'extension=' . EPHPM_SO, '-d', "ephpm.server=unix://$sock",
+        '-d', 'ephpm.library=' . ini_get('ephpm.library'), '-r', $code];
     $p = proc_open($cmd, [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
     $out = stream_get_contents($pipes[1]) . stream_get_contents($pipes[2]);
     proc_close($p);
