@@ -76,7 +76,9 @@ check("lock-protected counter after $n concurrent requests is $n", ephpm_kv_get(
 foreach (['del', 'del_if_eq'] as $release) {
     ephpm_kv_del('overrun:counter');
     $requests = [start_request('overrun.php', ['role' => 'overrun', 'release' => $release])];
-    usleep(150000); // the overrunner's 0.1 s lease has expired, it is still working
+    for ($t = 0; $t < 1000 && !ephpm_kv_exists('lock:overrun'); $t++) {
+        usleep(5000); // until the overrunner holds the lock
+    }
     $workers = 3;
     for ($i = 0; $i < $workers; $i++) {
         $requests[] = start_request('overrun.php', ['role' => 'worker', 'release' => $release]);
