@@ -38,6 +38,7 @@ demo: all
 test: all test-stubs test-go test-abi test-php test-fpm test-interop test-valgrind
 
 test-go:
+	cd go && test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt needed"; exit 1; }
 	cd go && go vet ./... && go test -race -count=1 ./...
 
 $(ABI_TEST): go/capi/testdata/abi_stress.c go/capi/ephpm_kv_ops.h

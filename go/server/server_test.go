@@ -326,6 +326,8 @@ func TestSnapshotSurvivesRestart(t *testing.T) {
 	runSteps(t, rc, []step{
 		cmd("OK", "SET", "session:1", "data"), cmd("OK", "SET", "lock", "tok", "EX", "100"),
 		cmd("OK", "SET", "short", "v", "PX", "50"), cmd("OK", "SET", "bin\x00key", strings.Repeat("\x00\xff", 2000)),
+		cmd("1", "EPHPM.SETNXFENCED", "job", "t", "60000"), cmd("1", "EPHPM.FENCE", "invoices", "1"),
+		cmd("1", "DEL", "job"),
 	})
 	rc.c.Close()
 	if err := s.Close(); err != nil {
@@ -339,6 +341,8 @@ func TestSnapshotSurvivesRestart(t *testing.T) {
 		cmd("100", "TTL", "lock"), cmd("(nil)", "GET", "short"),
 		cmd(strconv.Quote(strings.Repeat("\x00\xff", 2000)), "GET", "bin\x00key"),
 		cmd("3", "DBSIZE"),
+		cmd("2", "EPHPM.SETNXFENCED", "job", "t", "60000"), // fences do not restart at 1
+		cmd("0", "EPHPM.FENCE", "invoices", "0"),           // and the resource still refuses stale ones
 	})
 }
 
@@ -349,7 +353,7 @@ func TestSnapshotRefusesGarbage(t *testing.T) {
 	if _, err := New(Config{Unix: filepath.Join(dir, "kv.sock"), Snapshot: path}); err == nil {
 		t.Fatal("loaded a file that is not a snapshot")
 	}
-	writeFile(t, path, "EPHPMKV1\x05\x05\x00abc") // truncated record
+	writeFile(t, path, "EPHPMKV2\x00\x00\x05\x05\x00abc") // truncated record
 	if _, err := New(Config{Unix: filepath.Join(dir, "kv.sock"), Snapshot: path}); err == nil || !strings.Contains(err.Error(), "truncated") {
 		t.Fatalf("truncated snapshot: %v", err)
 	}

@@ -13,11 +13,13 @@ import (
 	"github.com/ephpm/ephpm-kv/store"
 )
 
-// Snapshot file: magic, then records of key, value and absolute expiry in
-// Unix milliseconds (0 = none): wall time survives a restart, the store's
+// Snapshot file: magic; the fence counter; the fence records (count, then
+// resource and highest fence each), so fences never go backwards across a
+// restart; then records of key, value and absolute expiry in Unix
+// milliseconds (0 = none): wall time survives a restart, the store's
 // monotonic deadlines do not. Written to a temp file and renamed into place.
 
-var snapshotMagic = []byte("EPHPMKV1")
+var snapshotMagic = []byte("EPHPMKV2")
 
 func (s *Server) saveSnapshot() error {
 	path := s.cfg.Snapshot
@@ -28,6 +30,14 @@ func (s *Server) saveSnapshot() error {
 	defer os.Remove(tmp.Name())
 	w := bufio.NewWriter(tmp)
 	w.Write(snapshotMagic)
+	fences := s.store.Fences()
+	w.Write(binary.AppendVarint(nil, fences.Counter))
+	w.Write(binary.AppendUvarint(nil, uint64(len(fences.Highest))))
+	for resource, fence := range fences.Highest {
+		w.Write(binary.AppendUvarint(nil, uint64(len(resource))))
+		w.WriteString(resource)
+		w.Write(binary.AppendVarint(nil, fence))
+	}
 	n := 0
 	now := time.Now()
 	err = s.store.Export(func(k string, v []byte, ttl time.Duration) error {
@@ -76,7 +86,10 @@ func (s *Server) loadSnapshot() (int, error) {
 	r := bufio.NewReader(f)
 	magic := make([]byte, len(snapshotMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != string(snapshotMagic) {
-		return 0, fmt.Errorf("%s is not an ephpm-kv snapshot", s.cfg.Snapshot)
+		return 0, fmt.Errorf("%s is not an ephpm-kv snapshot (or one from another version)", s.cfg.Snapshot)
+	}
+	if err := s.loadFences(r); err != nil {
+		return 0, err
 	}
 	n := 0
 	for {
@@ -120,4 +133,34 @@ func (s *Server) snapshotLoop() {
 			}
 		}
 	}
+}
+
+func (s *Server) loadFences(r *bufio.Reader) error {
+	corrupt := fmt.Errorf("snapshot %s is corrupt in its fence records", s.cfg.Snapshot)
+	st := store.FenceState{Highest: map[string]int64{}}
+	counter, err := binary.ReadVarint(r)
+	if err != nil {
+		return corrupt
+	}
+	st.Counter = counter
+	count, err := binary.ReadUvarint(r)
+	if err != nil || count > 1<<32 {
+		return corrupt
+	}
+	for range count {
+		n, err := binary.ReadUvarint(r)
+		if err != nil || n > 1<<16 {
+			return corrupt
+		}
+		resource := make([]byte, n)
+		if _, err := io.ReadFull(r, resource); err != nil {
+			return corrupt
+		}
+		fence, err := binary.ReadVarint(r)
+		if err != nil {
+			return corrupt
+		}
+		st.Highest[string(resource)] = fence
+	}
+	return s.store.RestoreFences(st)
 }

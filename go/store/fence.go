@@ -69,3 +69,37 @@ func (s *Store) TTLIfEq(key string, token []byte) (time.Duration, error) {
 	}
 	return kv.TTLMissing, nil
 }
+
+// FenceState is what a snapshot keeps of fencing: the counter, so fences
+// never go backwards across a restart, and the highest fence per resource.
+type FenceState struct {
+	Counter int64
+	Highest map[string]int64
+}
+
+// Fences returns the fencing state.
+func (s *Store) Fences() FenceState {
+	st := FenceState{Counter: s.fenceCounter.Load(), Highest: map[string]int64{}}
+	s.fences.Range(func(resource string, fence int64) bool {
+		st.Highest[resource] = fence
+		return true
+	})
+	return st
+}
+
+// RestoreFences raises the counter to at least st.Counter and records the
+// resources' fences.
+func (s *Store) RestoreFences(st FenceState) error {
+	for {
+		cur := s.fenceCounter.Load()
+		if cur >= st.Counter || s.fenceCounter.CompareAndSwap(cur, st.Counter) {
+			break
+		}
+	}
+	for resource, fence := range st.Highest {
+		if _, err := s.Fence(resource, fence); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -90,7 +90,7 @@ func run(args []string) error {
 	cfg := server.Config{
 		Unix: *unix, UnixMode: os.FileMode(mode), Password: *pass, MaxClients: *maxClients,
 		Snapshot: *snapshot, SnapshotEvery: *snapshotEvery,
-		Store: store.Config{MemoryLimit: int64(memLimit), MaxValueSize: int64(maxValue), CompressMin: int64(compressMin)},
+		Store:  store.Config{MemoryLimit: int64(memLimit), MaxValueSize: int64(maxValue), CompressMin: int64(compressMin)},
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
 	}
 	if compressMin == 0 {
