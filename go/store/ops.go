@@ -54,14 +54,17 @@ func (s *Store) SetNX(key string, value []byte, ttl time.Duration) (bool, error)
 // store writes value at key; with nx only while no live entry exists. When
 // fence is not nil it receives a fence issued under the insert's lock.
 func (s *Store) store(key string, value []byte, ttl time.Duration, nx bool, fence *int64) (bool, error) {
+	if err := s.checkKey(key); err != nil {
+		return false, err
+	}
+	if err := checkTTL(ttl); err != nil {
+		return false, err
+	}
 	opt := SetOptions{TTL: ttl}
 	if nx {
 		opt.Cond = IfAbsent
 		// Fast refusal without allocating: a live entry seen here is a
 		// valid linearization point for "someone else holds it".
-		if err := s.checkKey(key); err != nil {
-			return false, err
-		}
 		if old, ok := s.m.Load(key); ok && !old.expired() {
 			return false, nil
 		}
@@ -71,14 +74,9 @@ func (s *Store) store(key string, value []byte, ttl time.Duration, nx bool, fenc
 }
 
 // write stores value at key when opt's condition holds, in one Compute.
+// Key and ttl are checked by the caller.
 func (s *Store) write(key string, value []byte, opt *SetOptions, fence *int64) (SetResult, error) {
 	var res SetResult
-	if err := s.checkKey(key); err != nil {
-		return res, err
-	}
-	if err := checkTTL(opt.TTL); err != nil {
-		return res, err
-	}
 	owned, it, err := s.newItem(key, value, opt.TTL)
 	if err != nil {
 		return res, err

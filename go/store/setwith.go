@@ -34,6 +34,12 @@ type SetResult struct {
 
 // SetWith is SET with all of Redis's options, decided in one Compute.
 func (s *Store) SetWith(key string, value []byte, opt SetOptions) (SetResult, error) {
+	if err := s.checkKey(key); err != nil {
+		return SetResult{}, err
+	}
+	if err := checkTTL(opt.TTL); err != nil {
+		return SetResult{}, err
+	}
 	return s.write(key, value, &opt, nil)
 }
 
