@@ -23,16 +23,23 @@
 	if (UNEXPECTED((rc) < 0)) { ephpm_throw_store_error(&(err)); RETURN_THROWS(); } \
 	RETURN_BOOL(rc); } while (0)
 
+/* Parses a lone (string $key) argument and fetches the ops table; NULL
+ * with an exception pending when either fails. */
+static const ephpm_kv_ops *key_only_arg(INTERNAL_FUNCTION_PARAMETERS, zend_string **key)
+{
+	ZEND_PARSE_PARAMETERS_START(1, 1)
+		Z_PARAM_STR(*key)
+	ZEND_PARSE_PARAMETERS_END_EX(return NULL);
+	return ephpm_check_key(*key, 1) ? ephpm_ops() : NULL;
+}
+
 PHP_FUNCTION(ephpm_kv_get)
 {
 	zend_string *key, *value;
-	ZEND_PARSE_PARAMETERS_START(1, 1)
-		Z_PARAM_STR(key)
-	ZEND_PARSE_PARAMETERS_END();
-	if (!ephpm_check_key(key, 1)) {
+	const ephpm_kv_ops *ops = key_only_arg(INTERNAL_FUNCTION_PARAM_PASSTHRU, &key);
+	if (!ops) {
 		RETURN_THROWS();
 	}
-	EPHPM_OPS(ops);
 	ephpm_kv_error err;
 	int rc;
 	if ((value = ephpm_get(ops, KEY_ARG(key), &rc, &err))) {
@@ -81,13 +88,10 @@ PHP_FUNCTION(ephpm_kv_setnx)
 PHP_FUNCTION(ephpm_kv_del)
 {
 	zend_string *key;
-	ZEND_PARSE_PARAMETERS_START(1, 1)
-		Z_PARAM_STR(key)
-	ZEND_PARSE_PARAMETERS_END();
-	if (!ephpm_check_key(key, 1)) {
+	const ephpm_kv_ops *ops = key_only_arg(INTERNAL_FUNCTION_PARAM_PASSTHRU, &key);
+	if (!ops) {
 		RETURN_THROWS();
 	}
-	EPHPM_OPS(ops);
 	ephpm_kv_error err;
 	int rc = ops->del(KEY_ARG(key), &err);
 	if (UNEXPECTED(rc < 0)) {
@@ -116,13 +120,10 @@ PHP_FUNCTION(ephpm_kv_del_if_eq)
 PHP_FUNCTION(ephpm_kv_exists)
 {
 	zend_string *key;
-	ZEND_PARSE_PARAMETERS_START(1, 1)
-		Z_PARAM_STR(key)
-	ZEND_PARSE_PARAMETERS_END();
-	if (!ephpm_check_key(key, 1)) {
+	const ephpm_kv_ops *ops = key_only_arg(INTERNAL_FUNCTION_PARAM_PASSTHRU, &key);
+	if (!ops) {
 		RETURN_THROWS();
 	}
-	EPHPM_OPS(ops);
 	ephpm_kv_error err;
 	int rc = ops->exists(KEY_ARG(key), &err);
 	RETURN_RC_BOOL(rc, err);
@@ -168,13 +169,10 @@ PHP_FUNCTION(ephpm_kv_expire_if_eq)
 PHP_FUNCTION(ephpm_kv_ttl)
 {
 	zend_string *key;
-	ZEND_PARSE_PARAMETERS_START(1, 1)
-		Z_PARAM_STR(key)
-	ZEND_PARSE_PARAMETERS_END();
-	if (!ephpm_check_key(key, 1)) {
+	const ephpm_kv_ops *ops = key_only_arg(INTERNAL_FUNCTION_PARAM_PASSTHRU, &key);
+	if (!ops) {
 		RETURN_THROWS();
 	}
-	EPHPM_OPS(ops);
 	ephpm_kv_error err;
 	int64_t ttl_ns;
 	if (UNEXPECTED(ops->ttl(KEY_ARG(key), &ttl_ns, &err) < 0)) {
