@@ -304,14 +304,12 @@ func cmdSelect(s *Server, c redcon.Conn, a [][]byte) {
 }
 
 func cmdGet(s *Server, c redcon.Conn, a [][]byte) {
-	v, ok, err := s.store.Value(key(a[1]))
+	ok, err := s.store.View(key(a[1]), c.WriteBulk)
 	switch {
 	case err != nil:
 		writeStoreErr(c, err)
 	case !ok:
 		c.WriteNull()
-	default:
-		c.WriteBulk(v)
 	}
 }
 

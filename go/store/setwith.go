@@ -56,6 +56,26 @@ func (opt *SetOptions) allows(old *item, live bool) bool {
 	return true
 }
 
+// View calls fn with the live value at key without copying it when it is
+// stored plain; fn must not keep or modify it. false when absent.
+func (s *Store) View(key string, fn func(value []byte)) (bool, error) {
+	if err := s.checkKey(key); err != nil {
+		return false, err
+	}
+	it, ok := s.m.Load(key)
+	if !ok || it.expired() {
+		s.misses.Inc()
+		return false, nil
+	}
+	s.hits.Inc()
+	if it.compressed {
+		fn(it.plain())
+	} else {
+		fn(it.data) // immutable once stored
+	}
+	return true, nil
+}
+
 // Value returns a copy of the live value at key.
 func (s *Store) Value(key string) ([]byte, bool, error) {
 	if err := s.checkKey(key); err != nil {
