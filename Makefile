@@ -34,6 +34,8 @@ $(EXT): $(EXT_SRC)
 
 demo: all
 	$(PHP_EXT) examples/lock_demo.php
+	@echo
+	examples/server_demo.sh
 
 test: all test-stubs test-go test-abi test-php test-fpm test-interop test-valgrind
 
