@@ -28,7 +28,7 @@ for t in "set" "get" "set -P 16" "get -P 16"; do
   read -r name pipe <<<"$t"
   e=$(rps "$work/ephpm.sock" -t "$name" $pipe)
   r=$(rps "$work/redis.sock" -t "$name" $pipe)
-  printf "  %-12s %14.0f %14.0f %7.2fx\n" "$t" "$e" "$r" "$(echo "$e / $r" | bc -l)"
+  printf "  %-12s %14.0f %14.0f %7.2fx\n" "$t" "$e" "$r" "$(awk -v e="$e" -v r="$r" 'BEGIN { print e / r }')"
 done
 echo
 php -n -d extension=igbinary -d extension=redis -d extension="$root/build/ephpm.so" \
