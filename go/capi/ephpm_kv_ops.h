@@ -9,7 +9,8 @@
  *    only read during the call.
  *  - Every function returns >= 0 on success (its result) or a negative
  *    EPHPM_KV_E_* code, with err->message filled in (NUL-terminated).
- *  - TTLs are nanoseconds; 0 means no expiry.
+ *  - TTLs are nanoseconds; 0 means no expiry; at most
+ *    EPHPM_KV_MAX_TTL_SECONDS (kv.MaxTTL), larger ones are refused.
  */
 #ifndef EPHPM_KV_OPS_H
 #define EPHPM_KV_OPS_H
@@ -19,6 +20,7 @@
 
 #define EPHPM_KV_ABI_VERSION 1
 #define EPHPM_KV_MAX_KEY_SIZE (64 * 1024)
+#define EPHPM_KV_MAX_TTL_SECONDS INT64_C(3153600000) /* 100 years: kv.MaxTTL */
 #define EPHPM_KV_ERROR_MESSAGE_SIZE 256
 
 /* Error codes (negated in return values). */

@@ -114,12 +114,7 @@ func (s *Store) checkKey(key string) error {
 	return nil
 }
 
-func checkTTL(ttl time.Duration) error {
-	if ttl < 0 {
-		return kv.ErrBadTTL
-	}
-	return nil
-}
+func checkTTL(ttl time.Duration) error { return kv.CheckTTL(ttl) }
 
 // newItem copies key and value into one allocation the store owns (the
 // value compressed when that saves at least 20%) and returns the owned key
