@@ -56,7 +56,7 @@ func dialBlocking(network, addr string, timeout time.Duration) (net.Conn, error)
 	if err != nil {
 		return nil, os.NewSyscallError("socket", err)
 	}
-	tv := syscall.NsecToTimeval(timeout.Nanoseconds())
+	tv := sockTimeout(timeout)
 	for _, opt := range []int{syscall.SO_RCVTIMEO, syscall.SO_SNDTIMEO} {
 		if err := syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, opt, &tv); err != nil {
 			syscall.Close(fd)
@@ -122,6 +122,21 @@ func (c *blockingConn) RemoteAddr() net.Addr             { return c.remote }
 func (c *blockingConn) SetDeadline(time.Time) error      { return nil }
 func (c *blockingConn) SetReadDeadline(time.Time) error  { return nil }
 func (c *blockingConn) SetWriteDeadline(time.Time) error { return nil }
+
+// sockTimeout is timeout as SO_RCVTIMEO/SO_SNDTIMEO want it, rounded up to
+// whole microseconds so a positive timeout never becomes {0, 0} ("block
+// forever"). Not syscall.NsecToTimeval: its round-up adds 999 ns first,
+// which wraps a timeout near MaxInt64 (ephpm.server_timeout=1e300 saturates
+// there) into a negative timeval, which the kernel takes as 0: every read
+// would time out at once. A huge tv_sec the kernel treats as no timeout.
+func sockTimeout(timeout time.Duration) syscall.Timeval {
+	sec, rest := int64(timeout/time.Second), timeout%time.Second
+	usec := int64((rest + time.Microsecond - 1) / time.Microsecond)
+	if usec == int64(time.Second/time.Microsecond) {
+		sec, usec = sec+1, 0
+	}
+	return syscall.Timeval{Sec: sec, Usec: usec}
+}
 
 func blockingDialer(timeout time.Duration) func(context.Context, string, string) (net.Conn, error) {
 	return func(_ context.Context, network, addr string) (net.Conn, error) {
