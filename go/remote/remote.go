@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"strings"
 	"sync"
@@ -255,10 +256,15 @@ func (e *Engine) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, 
 	return e.boolCmd("EPHPM.PEXPIREIFEQ", key, token, px)
 }
 
-// ttlReply turns -2/-1/n-units into a TTL.
+// ttlReply turns -2/-1/n-units into a TTL. An n too large for a Duration
+// (a server that kept a TTL past kv.MaxTTL, such as one from before the
+// maximum) saturates: wrapped, a live key's TTL would read as negative.
 func ttlReply(n int64, unit time.Duration) time.Duration {
-	if n < 0 {
+	switch {
+	case n < 0:
 		return time.Duration(n) // kv.TTLMissing / kv.TTLPersistent
+	case n > math.MaxInt64/int64(unit):
+		return math.MaxInt64
 	}
 	return time.Duration(n) * unit
 }
