@@ -29,9 +29,19 @@ var errorCodes = []struct {
 	{"NOT_INTEGER", kv.ErrNotInteger, C.EPHPM_KV_E_NOT_INTEGER},
 	{"OVERFLOW", kv.ErrOverflow, C.EPHPM_KV_E_OVERFLOW},
 	{"CONFIG", errStarted, C.EPHPM_KV_E_CONFIG},
+	{"CONFIG", errConfig, C.EPHPM_KV_E_CONFIG},
 	{"UNAVAILABLE", kv.ErrClosed, C.EPHPM_KV_E_UNAVAILABLE},
 	{"UNAVAILABLE", kv.ErrUnavailable, C.EPHPM_KV_E_UNAVAILABLE},
 }
+
+// errConfig marks a configuration the engine refused (e.g. a malformed
+// ephpm.server); configError carries it without changing the message.
+var errConfig = errors.New("configuration refused")
+
+type configError struct{ error }
+
+func (e configError) Unwrap() error      { return e.error }
+func (configError) Is(target error) bool { return target == errConfig }
 
 // codeInternal is every other error's code: a bug, such as a recovered panic.
 const codeInternal int32 = C.EPHPM_KV_E_INTERNAL

@@ -73,7 +73,7 @@ func TestErrorCodesAgree(t *testing.T) {
 		"FULL":            fmt.Errorf("%w at the ephpm-kv server", kv.ErrFull),
 		"NOT_INTEGER":     kv.ErrNotInteger,
 		"OVERFLOW":        kv.ErrOverflow,
-		"CONFIG":          errStarted,
+		"CONFIG":          configError{errors.New(`ephpm.server "unix:x": a unix socket path must be absolute`)},
 		"UNAVAILABLE":     fmt.Errorf("%w: cannot reach the ephpm-kv server", kv.ErrUnavailable),
 	}
 	for name, code := range header {

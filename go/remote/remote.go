@@ -134,10 +134,11 @@ func (e *Engine) classify(err error) error {
 func (e *Engine) classifyReply(msg string) error {
 	switch {
 	case strings.HasPrefix(msg, "OOM"):
+		// "OOM command not allowed when used memory > 'maxmemory' (store full: <detail>)"
 		if _, detail, ok := strings.Cut(msg, "("); ok {
-			msg = strings.TrimSuffix(detail, ")")
+			msg = strings.TrimPrefix(strings.TrimSuffix(detail, ")"), kv.ErrFull.Error()+": ")
 		}
-		return fmt.Errorf("%w at the ephpm-kv server %s (%s)", kv.ErrFull, e.addr, msg)
+		return fmt.Errorf("%w at the ephpm-kv server %s: %s", kv.ErrFull, e.addr, msg)
 	case strings.HasPrefix(msg, "TOOLARGE"):
 		return fmt.Errorf("%w for the ephpm-kv server at %s (%s)", kv.ErrValueTooLarge, e.addr, strings.TrimPrefix(msg, "TOOLARGE value is too large: "))
 	case isProtocolError(msg) && strings.Contains(msg, "bulk"):
