@@ -32,6 +32,25 @@ func startServer(t *testing.T, cfg server.Config) string {
 	return "unix://" + cfg.Unix
 }
 
+// startServerBoth starts a server listening on a unix socket and on TCP,
+// and returns both URLs.
+func startServerBoth(t *testing.T, cfg server.Config) []string {
+	t.Helper()
+	cfg.Unix = filepath.Join(t.TempDir(), "kv.sock")
+	cfg.TCP = "127.0.0.1:0"
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	s, err := server.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrs, err := s.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return []string{"unix://" + cfg.Unix, "tcp://" + addrs[1].String()}
+}
+
 func newEngine(t *testing.T, url, password string, timeout time.Duration) *Engine {
 	t.Helper()
 	e, err := New(url, password, timeout)
@@ -316,31 +335,32 @@ func TestValueOverServerLimit(t *testing.T) {
 		{1 << 20, 8 << 20},     // far over
 	}
 	for _, c := range cases {
-		url := startServer(t, server.Config{Store: store.Config{MaxValueSize: c.limit, CompressMin: -1}})
-		for _, precheck := range []bool{true, false} {
-			e := newEngine(t, url, "", time.Second)
-			if !precheck {
-				// As if the limit were unknown (another server, or one
-				// restarted with a smaller limit): the server's own
-				// refusal must still read as "too large".
-				if err := e.Set("warm", nil, 0); err != nil {
-					t.Fatal(err)
+		for _, url := range startServerBoth(t, server.Config{Store: store.Config{MaxValueSize: c.limit, CompressMin: -1}}) {
+			for _, precheck := range []bool{true, false} {
+				e := newEngine(t, url, "", time.Second)
+				if !precheck {
+					// As if the limit were unknown (another server, or one
+					// restarted with a smaller limit): the server's own
+					// refusal must still read as "too large".
+					if err := e.Set("warm", nil, 0); err != nil {
+						t.Fatal(err)
+					}
+					e.maxValue.Store(limitNone)
 				}
-				e.maxValue.Store(limitNone)
-			}
-			err := e.Set("big", make([]byte, c.size), 0)
-			if !errors.Is(err, kv.ErrValueTooLarge) {
-				t.Errorf("limit %d, value %d, precheck %v: %v", c.limit, c.size, precheck, err)
-			}
-			if precheck && (err == nil || !strings.Contains(err.Error(), "--max-value-size")) {
-				t.Errorf("limit %d, value %d: message does not name --max-value-size: %v", c.limit, c.size, err)
-			}
-			if _, err := e.SetNX("lock", []byte("t"), time.Minute); err != nil {
-				t.Errorf("limit %d, value %d, precheck %v: next call: %v", c.limit, c.size, precheck, err)
-			}
-			e.Del("lock")
-			if err := e.Set("fits", make([]byte, c.limit), 0); err != nil {
-				t.Errorf("limit %d: a value of exactly the limit: %v", c.limit, err)
+				err := e.Set("big", make([]byte, c.size), 0)
+				if !errors.Is(err, kv.ErrValueTooLarge) {
+					t.Errorf("%s: limit %d, value %d, precheck %v: %v", url[:4], c.limit, c.size, precheck, err)
+				}
+				if precheck && (err == nil || !strings.Contains(err.Error(), "--max-value-size")) {
+					t.Errorf("limit %d, value %d: message does not name --max-value-size: %v", c.limit, c.size, err)
+				}
+				if _, err := e.SetNX("lock", []byte("t"), time.Minute); err != nil {
+					t.Errorf("%s: limit %d, value %d, precheck %v: next call: %v", url[:4], c.limit, c.size, precheck, err)
+				}
+				e.Del("lock")
+				if err := e.Set("fits", make([]byte, c.limit), 0); err != nil {
+					t.Errorf("limit %d: a value of exactly the limit: %v", c.limit, err)
+				}
 			}
 		}
 	}
