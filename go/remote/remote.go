@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -141,7 +142,7 @@ func (e *Engine) classifyReply(msg string) error {
 		return fmt.Errorf("%w at the ephpm-kv server %s: %s", kv.ErrFull, e.addr, msg)
 	case strings.HasPrefix(msg, "TOOLARGE"):
 		return fmt.Errorf("%w for the ephpm-kv server at %s (%s)", kv.ErrValueTooLarge, e.addr, strings.TrimPrefix(msg, "TOOLARGE value is too large: "))
-	case isProtocolError(msg) && strings.Contains(msg, "bulk"):
+	case isProtocolError(msg) && bulkTooLarge.MatchString(msg):
 		// A value (or token) over the server's bulk limit; the check
 		// before sending catches values once the limit is known.
 		return fmt.Errorf("%w for the ephpm-kv server at %s, which refused it: %s", kv.ErrValueTooLarge, e.addr, strings.TrimPrefix(msg, "ERR "))
@@ -156,6 +157,11 @@ func (e *Engine) classifyReply(msg string) error {
 	}
 	return fmt.Errorf("ephpm-kv server at %s: %s", e.addr, msg)
 }
+
+// bulkTooLarge matches the server's protocol errors about one argument's
+// size ("bulk of N bytes", "invalid bulk length N"), not the argument
+// count ("multibulk length").
+var bulkTooLarge = regexp.MustCompile(`(^|[^a-z])bulk (of|length) [0-9]`)
 
 const (
 	limitUnknown = 0

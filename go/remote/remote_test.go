@@ -395,6 +395,17 @@ func TestProtocolErrorReplies(t *testing.T) {
 			t.Errorf("%q keeps the connection", msg)
 		}
 	}
+	for _, msg := range []string{
+		"ERR Protocol error: invalid multibulk length 70000 (at most 65536 arguments)",
+		"ERR Protocol error: expected '$', got 'x'",
+	} {
+		if err := e.classifyReply(msg); errors.Is(err, kv.ErrValueTooLarge) {
+			t.Errorf("%q: %v", msg, err)
+		}
+		if keepsConnection(redisError(msg)) {
+			t.Errorf("%q keeps the connection", msg)
+		}
+	}
 	if !keepsConnection(redisError("ERR value is not an integer or out of range")) {
 		t.Error("a plain error reply drops the connection")
 	}
