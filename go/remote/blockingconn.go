@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -108,12 +109,40 @@ func (c *blockingConn) Write(p []byte) (int, error) {
 			continue
 		case err == syscall.EAGAIN:
 			return written, &net.OpError{Op: "write", Net: c.remote.Network(), Addr: c.remote, Err: timeoutError{"write"}}
+		case err == syscall.EPIPE || err == syscall.ECONNRESET:
+			return written, &net.OpError{Op: "write", Net: c.remote.Network(), Addr: c.remote, Err: c.partingReply(err)}
 		case err != nil:
 			return written, &net.OpError{Op: "write", Net: c.remote.Network(), Addr: c.remote, Err: err}
 		}
 		written += n
 	}
 	return written, nil
+}
+
+// closedWithReply is a write that failed because the server closed the
+// connection after answering with an error reply (as it does on a protocol
+// error: a bulk over its limit arrives, it replies and hangs up while the
+// rest of the value is still being sent). Reply is that error reply.
+type closedWithReply struct {
+	Reply string
+	Err   error
+}
+
+func (e *closedWithReply) Error() string {
+	return e.Err.Error() + " (the server closed the connection after replying: " + e.Reply + ")"
+}
+func (e *closedWithReply) Unwrap() error { return e.Err }
+
+// partingReply returns err, or a closedWithReply when the server left an
+// error reply in the socket before closing it.
+func (c *blockingConn) partingReply(err error) error {
+	var buf [512]byte
+	n, _, rerr := syscall.Recvfrom(c.fd, buf[:], syscall.MSG_DONTWAIT)
+	if rerr != nil || n < 2 || buf[0] != '-' {
+		return err
+	}
+	line, _, _ := strings.Cut(string(buf[1:n]), "\r\n")
+	return &closedWithReply{Reply: line, Err: err}
 }
 
 func (c *blockingConn) Close() error                     { return syscall.Close(c.fd) }
