@@ -233,17 +233,25 @@ for case in own shared; do
     "$(awk -v e="$em" -v r="$rm" 'BEGIN { print e / r }')"
 done
 echo
-echo "per request, all runs: store commands (Lua's inner calls count for redis), CPU microseconds"
-printf "  %-30s %-9s %9s %9s %9s %9s\n" case stack commands php-fpm store nginx
+echo "per request, all runs: store commands (Lua's inner calls count for redis), CPU microseconds; requests per"
+echo "CPU second of php-fpm + store + nginx (steadier than req/s on a shared machine: wrk and neighbours excluded)"
+printf "  %-30s %-9s %9s %9s %9s %9s %9s %7s\n" case stack commands php-fpm store nginx "req/CPU-s" ratio
 tick=$(getconf CLK_TCK)
 for case in own shared; do
-  for stack in ephpm phpredis; do
-    label="a session per connection"
-    [ "$case" = shared ] && label="one shared session"
-    awk -v label="$label" -v stack="$stack" -v tick="$tick" '
-      { n += $1; c += $2; php += $3; store += $4; web += $5 }
-      END { us = 1e6 / tick / n; printf "  %-30s %-9s %9.2f %9.0f %9.0f %9.0f\n", label, stack, c / n, php * us, store * us, web * us }
-    ' "$work/$stack-$case.acct"
-  done
+  label="a session per connection"
+  [ "$case" = shared ] && label="one shared session"
+  cat "$work/ephpm-$case.acct" <(echo) "$work/phpredis-$case.acct" |
+    awk -v label="$label" -v tick="$tick" '
+      BEGIN { s = 0 }
+      /^$/ { s++; next }
+      { n[s] += $1; c[s] += $2; php[s] += $3; store[s] += $4; web[s] += $5 }
+      END {
+        for (i = 0; i <= 1; i++) {
+          us = 1e6 / tick / n[i]; eff[i] = 1e6 / ((php[i] + store[i] + web[i]) * us)
+          printf "  %-30s %-9s %9.2f %9.0f %9.0f %9.0f %9.0f", i ? "" : label, i ? "phpredis" : "ephpm",
+            c[i] / n[i], php[i] * us, store[i] * us, web[i] * us, eff[i]
+          printf i ? " %6.2fx\n" : "\n", eff[0] / eff[1]
+        }
+      }'
 done
 echo "  (ratio: ephpm median / phpredis median; runs: ephpm own ${samples[ephpm-own]}/ phpredis own ${samples[phpredis-own]}/ ephpm shared ${samples[ephpm-shared]}/ phpredis shared ${samples[phpredis-shared]})"
