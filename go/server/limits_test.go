@@ -248,3 +248,28 @@ func TestAuthFailuresLogRateLimited(t *testing.T) {
 		t.Errorf("%d lines counting %d failures for %d tries:\n%s", len(lines), total, tries, logged.String())
 	}
 }
+
+// A client that pipelines GETs of a big value and never reads: the server
+// stops reading it, and closes it once a write has been stalled for
+// ClientWriteTimeout; other clients go on.
+func TestUnreadRepliesClosed(t *testing.T) {
+	s, addr := startServer(t, Config{ClientWriteTimeout: 200 * time.Millisecond})
+	ok := dial(t, "unix", addr)
+	runSteps(t, ok, []step{cmd("OK", "SET", "big", strings.Repeat("v", 1<<20))})
+	rc := dial(t, "unix", addr)
+	rc.c.SetWriteDeadline(time.Now().Add(time.Second))
+	for range 1000 {
+		if _, err := rc.c.Write([]byte("*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n")); err != nil {
+			break // the server stopped reading, or closed us
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); s.outputLimitDrops.Load() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the client that does not read was not closed")
+		}
+	}
+	runSteps(t, ok, []step{cmd("PONG", "PING")})
+	if info := ok.do("INFO"); !strings.Contains(info, "client_output_buffer_limit_disconnections:1") {
+		t.Errorf("INFO lacks the counter: %s", info)
+	}
+}

@@ -59,7 +59,8 @@ func overLimit(format string, a ...any) error {
 
 const (
 	readBufInitial = 4 << 10
-	readBufKeep    = 64 << 10 // a larger buffer is dropped once drained
+	readBufKeep    = 16 << 10 // a larger buffer is dropped once drained
+	argsKeep       = 1024     // as are argument lists longer than this
 	maxHeaderLine  = 32       // "*" or "$", 20 digits and a sign, CRLF
 )
 
@@ -359,6 +360,9 @@ func (rd *reader) fill(lim *limits) error {
 		rd.r, rd.w = 0, 0
 		if len(rd.buf) > readBufKeep {
 			rd.buf = make([]byte, readBufInitial)
+		}
+		if cap(rd.args) > argsKeep {
+			rd.args, rd.offs = nil, nil
 		}
 	} else if rd.r > 0 && (rd.w == len(rd.buf) || rd.r >= len(rd.buf)/2) {
 		rd.w = copy(rd.buf, rd.buf[rd.r:rd.w])

@@ -18,8 +18,8 @@ import (
 
 const (
 	flushAt        = 64 << 10
-	writeBufKeep   = 2 * flushAt // a larger buffer is dropped after a flush
-	writeDirectMin = 16 << 10    // values at least this large skip the buffer
+	writeBufKeep   = 16 << 10 // a larger buffer is dropped after a flush
+	writeDirectMin = 16 << 10 // values at least this large skip the buffer
 )
 
 type writer struct {
