@@ -57,7 +57,7 @@ func (s *Server) serveConn(nc net.Conn) {
 				if pe.limit {
 					s.queryLimitDrops.Add(1)
 				}
-				c.WriteError("ERR " + pe.Error())
+				c.WriteError(errProtocol(pe))
 				c.Flush()
 			} else if !errors.Is(err, net.ErrClosed) {
 				s.log.Debug("connection closed", "remote", c.remoteAddr(), "err", err)

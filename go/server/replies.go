@@ -66,3 +66,6 @@ func replyBool(c *conn) func(bool, error) {
 		}
 	}
 }
+
+// errProtocol is the reply to a framing error; the connection closes after it.
+func errProtocol(pe *protoError) string { return "ERR " + pe.Error() }
