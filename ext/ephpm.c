@@ -10,6 +10,7 @@
 #include "spl/spl_exceptions.h"
 
 #include "php_ephpm.h"
+#include "ephpm_args.h"
 #include "ephpm_library.h"
 #include "ephpm_lock.h"
 #include "ephpm_session.h"
@@ -33,14 +34,32 @@ static ZEND_INI_MH(OnUpdateEphpmBytes)
 	return SUCCESS;
 }
 
-/* Seconds as a float: > 0, or >= 0 when mh_arg3 is set. */
+/* What a seconds setting is, in mh_arg3: each is checked by the conversion
+ * that later turns it into nanoseconds, so an accepted value never wraps. */
+enum { SECONDS_TTL, SECONDS_WAIT, SECONDS_TIMEOUT };
+
+/* Seconds as a float. A value that is not a number, or that its conversion
+ * refuses, gets a warning and is not applied (the default at startup). */
 static ZEND_INI_MH(OnUpdateEphpmSeconds)
 {
-	bool allow_zero = mh_arg3 != NULL;
-	double value = zend_strtod(ZSTR_VAL(new_value), NULL);
-	if (!zend_finite(value) || value < 0 || (!allow_zero && value == 0)) {
-		php_error_docref(NULL, E_WARNING, "Invalid \"%s\" setting: must be a number of seconds %s",
-			ZSTR_VAL(entry->name), allow_zero ? ">= 0" : "> 0");
+	int kind = (int)(uintptr_t)mh_arg3;
+	char *end;
+	double value = zend_strtod(ZSTR_VAL(new_value), (const char **)&end);
+	while (end > ZSTR_VAL(new_value) && *end && isspace((unsigned char)*end)) {
+		end++;
+	}
+	if (end == ZSTR_VAL(new_value) || *end) {
+		php_error_docref(NULL, E_WARNING, "Invalid \"%s\" setting \"%s\": must be a number of seconds",
+			ZSTR_VAL(entry->name), ZSTR_VAL(new_value));
+		return FAILURE;
+	}
+	int64_t ns;
+	ephpm_seconds_status status = kind == SECONDS_TTL ? ephpm_ttl_ns(value, false, &ns)
+		: ephpm_wait_ns(value, kind == SECONDS_WAIT, &ns);
+	if (status != EPHPM_SECONDS_OK) {
+		char msg[EPHPM_SECONDS_MESSAGE_SIZE];
+		php_error_docref(NULL, E_WARNING, "Invalid \"%s\" setting \"%s\": %s",
+			ZSTR_VAL(entry->name), ZSTR_VAL(new_value), ephpm_seconds_message(status, msg, sizeof msg));
 		return FAILURE;
 	}
 	*(double *)ZEND_INI_GET_ADDR() = value;
@@ -72,13 +91,13 @@ PHP_INI_BEGIN()
 	STD_PHP_INI_ENTRY("ephpm.server_password", "", PHP_INI_SYSTEM, OnUpdateString, server_password,
 		zend_ephpm_globals, ephpm_globals)
 	ZEND_INI_ENTRY3_EX("ephpm.server_timeout", "1", PHP_INI_SYSTEM, OnUpdateEphpmSeconds,
-		(void *)XtOffsetOf(zend_ephpm_globals, server_timeout), (void *)&ephpm_globals, NULL, NULL)
+		(void *)XtOffsetOf(zend_ephpm_globals, server_timeout), (void *)&ephpm_globals, (void *)SECONDS_TIMEOUT, NULL)
 	STD_PHP_INI_BOOLEAN("ephpm.session_locking", "1", PHP_INI_ALL, OnUpdateBool, session_locking,
 		zend_ephpm_globals, ephpm_globals)
 	ZEND_INI_ENTRY3_EX("ephpm.session_lock_ttl", "30", PHP_INI_ALL, OnUpdateEphpmSeconds,
-		(void *)XtOffsetOf(zend_ephpm_globals, session_lock_ttl), (void *)&ephpm_globals, NULL, NULL)
+		(void *)XtOffsetOf(zend_ephpm_globals, session_lock_ttl), (void *)&ephpm_globals, (void *)SECONDS_TTL, NULL)
 	ZEND_INI_ENTRY3_EX("ephpm.session_lock_wait", "30", PHP_INI_ALL, OnUpdateEphpmSeconds,
-		(void *)XtOffsetOf(zend_ephpm_globals, session_lock_wait), (void *)&ephpm_globals, (void *)1, NULL)
+		(void *)XtOffsetOf(zend_ephpm_globals, session_lock_wait), (void *)&ephpm_globals, (void *)SECONDS_WAIT, NULL)
 	PHP_INI_ENTRY("ephpm.session_lock_timeout", "proceed", PHP_INI_ALL, OnUpdateEphpmLockTimeout)
 PHP_INI_END()
 

@@ -18,6 +18,7 @@
 #include "php.h"
 #include "zend_exceptions.h"
 #include "php_ephpm.h"
+#include "ephpm_args.h"
 #include "ephpm_library.h"
 
 #define EPHPM_LIBRARY_NAME "libephpm_kv.so"
@@ -66,6 +67,14 @@ const char *ephpm_library_state(void)
 		return load_error;
 	}
 	return ephpm_library_ops ? "loaded" : "not loaded yet in this process (loads on first use)";
+}
+
+/* ephpm.server_timeout, accepted by its ini handler through the same
+ * saturating conversion: a huge timeout waits "forever", never wraps. */
+static int64_t server_timeout_ns(void)
+{
+	int64_t ns;
+	return ephpm_wait_ns(EPHPM_G(server_timeout), false, &ns) == EPHPM_SECONDS_OK ? ns : EPHPM_NS_PER_SEC;
 }
 
 static void throw_fork_error(void)
@@ -122,7 +131,7 @@ static bool load_locked(const char *path, char *msg, size_t size, bool *retry)
 	if (EPHPM_SERVER_MODE()) {
 		const char *url = EPHPM_G(server), *password = EPHPM_G(server_password) ? EPHPM_G(server_password) : "";
 		rc = ops->configure_server(url, strlen(url), password, strlen(password),
-			(int64_t)(EPHPM_G(server_timeout) * 1e9), &err);
+			server_timeout_ns(), &err);
 	} else {
 		ephpm_kv_config cfg = {
 			.memory_limit = EPHPM_G(memory_limit),

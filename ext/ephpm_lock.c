@@ -83,8 +83,8 @@ static ephpm_acquire_result lock_acquire(zend_string *name, double ttl, double w
 {
 	int64_t ttl_ns, wait_ns, fence;
 	char token[EPHPM_TOKEN_LEN + 1];
-	if (!ephpm_check_key(name, 1) || !ephpm_seconds_to_ns(ttl, ttl_arg, false, &ttl_ns)
-		|| !ephpm_seconds_to_ns(wait, ttl_arg + 1, true, &wait_ns)) {
+	if (!ephpm_check_key(name, 1) || !ephpm_ttl_arg(ttl, ttl_arg, false, &ttl_ns)
+		|| !ephpm_wait_arg(wait, ttl_arg + 1, &wait_ns)) {
 		return EPHPM_ACQUIRE_ERROR;
 	}
 	const ephpm_kv_ops *ops = ephpm_ops();
@@ -179,7 +179,7 @@ ZEND_METHOD(Ephpm_Lock, refresh)
 	ZEND_PARSE_PARAMETERS_END();
 	ephpm_lock *lock = lock_from(Z_OBJ_P(ZEND_THIS));
 	int64_t ttl_ns = lock->ttl_ns;
-	if (!ttl_is_null && !ephpm_seconds_to_ns(ttl, 1, false, &ttl_ns)) {
+	if (!ttl_is_null && !ephpm_ttl_arg(ttl, 1, false, &ttl_ns)) {
 		RETURN_THROWS();
 	}
 	if (lock->released) {

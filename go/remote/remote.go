@@ -144,10 +144,14 @@ func (e *Engine) classify(err error) error {
 
 var ctx = context.Background()
 
-// ms rounds a ttl up to whole milliseconds, so a tiny ttl never becomes 0
-// ("no expiry").
-func ms(ttl time.Duration) int64 {
-	return int64((ttl + time.Millisecond - 1) / time.Millisecond)
+// ms checks a ttl (0 through kv.MaxTTL, else kv.ErrBadTTL, before anything
+// is sent) and rounds it up to whole milliseconds, the server's unit, so a
+// positive sub-millisecond ttl never becomes 0 ("no expiry").
+func ms(ttl time.Duration) (int64, error) {
+	if err := kv.CheckTTL(ttl); err != nil {
+		return 0, err
+	}
+	return int64((ttl + time.Millisecond - 1) / time.Millisecond), nil
 }
 
 func (e *Engine) do(args ...any) *redis.Cmd { return e.rdb.Load().Do(ctx, args...) }
@@ -188,9 +192,13 @@ func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
 
 // Set implements kv.Engine.
 func (e *Engine) Set(key string, value []byte, ttl time.Duration) error {
+	px, err := ms(ttl)
+	if err != nil {
+		return err
+	}
 	args := []any{"SET", key, value}
-	if ttl > 0 {
-		args = append(args, "PX", ms(ttl))
+	if px > 0 {
+		args = append(args, "PX", px)
 	}
 	if err := e.do(args...).Err(); err != nil {
 		return e.wrap(err)
@@ -200,11 +208,15 @@ func (e *Engine) Set(key string, value []byte, ttl time.Duration) error {
 
 // SetNX implements kv.Engine.
 func (e *Engine) SetNX(key string, value []byte, ttl time.Duration) (bool, error) {
-	args := []any{"SET", key, value, "NX"}
-	if ttl > 0 {
-		args = append(args, "PX", ms(ttl))
+	px, err := ms(ttl)
+	if err != nil {
+		return false, err
 	}
-	err := e.do(args...).Err()
+	args := []any{"SET", key, value, "NX"}
+	if px > 0 {
+		args = append(args, "PX", px)
+	}
+	err = e.do(args...).Err()
 	if errors.Is(err, redis.Nil) {
 		return false, nil
 	}
@@ -227,12 +239,20 @@ func (e *Engine) Exists(key string) (bool, error) { return e.boolCmd("EXISTS", k
 
 // Expire implements kv.Engine.
 func (e *Engine) Expire(key string, ttl time.Duration) (bool, error) {
-	return e.boolCmd("EPHPM.PEXPIRE", key, ms(ttl))
+	px, err := ms(ttl)
+	if err != nil {
+		return false, err
+	}
+	return e.boolCmd("EPHPM.PEXPIRE", key, px)
 }
 
 // ExpireIfEq implements kv.Engine.
 func (e *Engine) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, error) {
-	return e.boolCmd("EPHPM.PEXPIREIFEQ", key, token, ms(ttl))
+	px, err := ms(ttl)
+	if err != nil {
+		return false, err
+	}
+	return e.boolCmd("EPHPM.PEXPIREIFEQ", key, token, px)
 }
 
 // ttlReply turns -2/-1/n-units into a TTL.
@@ -263,7 +283,11 @@ func (e *Engine) TTLIfEq(key string, token []byte) (time.Duration, error) {
 
 // Incr implements kv.Engine.
 func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
-	n, err := e.do("EPHPM.INCRBY", key, by, ms(ttl)).Int64()
+	px, err := ms(ttl)
+	if err != nil {
+		return 0, err
+	}
+	n, err := e.do("EPHPM.INCRBY", key, by, px).Int64()
 	if err != nil {
 		return 0, e.wrap(err)
 	}
@@ -272,7 +296,11 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 
 // SetNXFenced implements kv.Engine.
 func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64, bool, error) {
-	fence, err := e.do("EPHPM.SETNXFENCED", key, value, ms(ttl)).Int64()
+	px, err := ms(ttl)
+	if err != nil {
+		return 0, false, err
+	}
+	fence, err := e.do("EPHPM.SETNXFENCED", key, value, px).Int64()
 	if err != nil {
 		return 0, false, e.wrap(err)
 	}
