@@ -15,7 +15,7 @@ GO_SRC    := $(shell find go -name '*.go' -o -name '*.h' -o -name '*.c' -o -name
 EXT_SRC   := config.m4 $(wildcard ext/*.c ext/*.h) go/capi/ephpm_kv_ops.h
 ABI_TEST  := $(BUILD)/out/abi_stress
 
-.PHONY: all deps demo test test-go test-abi test-php test-fpm test-interop test-stubs test-valgrind bench bench-sessions stubs clean
+.PHONY: all deps demo test test-go test-hostile test-abi test-php test-fpm test-interop test-stubs test-valgrind bench bench-sessions stubs clean
 
 all: deps $(LIB) $(EXT) $(SERVER)
 
@@ -38,11 +38,15 @@ demo: all
 	@echo
 	examples/server_demo.sh
 
-test: all test-stubs test-go test-abi test-php test-fpm test-interop test-valgrind
+test: all test-stubs test-go test-hostile test-abi test-php test-fpm test-interop test-valgrind
 
 test-go:
 	cd go && test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt needed"; exit 1; }
 	cd go && go vet ./... && go test -race -count=1 ./...
+
+# Hostile clients against the built server binary, its RSS read from /proc.
+test-hostile: all
+	cd go && go vet -tags hostile ./server && EPHPM_KV_BIN=$(CURDIR)/build/ephpm-kv go test -tags hostile -count=1 -run Hostile ./server
 
 $(ABI_TEST): go/capi/testdata/abi_stress.c go/capi/ephpm_kv_ops.h
 	@mkdir -p $(dir $@)

@@ -1,36 +1,18 @@
 package server
 
 import (
+	"bytes"
 	"io"
 	"log/slog"
-	"net"
 	"testing"
-
-	"github.com/tidwall/redcon"
+	"testing/iotest"
 
 	"github.com/ephpm/ephpm-kv/store"
 )
 
-// fakeConn lets commands run without a socket.
-type fakeConn struct {
-	*redcon.Writer
-	ctx any
-}
-
-func (c *fakeConn) RemoteAddr() string             { return "fuzz" }
-func (c *fakeConn) Close() error                   { return nil }
-func (c *fakeConn) Context() any                   { return c.ctx }
-func (c *fakeConn) SetContext(v any)               { c.ctx = v }
-func (c *fakeConn) SetReadBuffer(int)              {}
-func (c *fakeConn) Detach() redcon.DetachedConn    { return nil }
-func (c *fakeConn) ReadPipeline() []redcon.Command { return nil }
-func (c *fakeConn) PeekPipeline() []redcon.Command { return nil }
-func (c *fakeConn) NetConn() net.Conn              { return nil }
-func (c *fakeConn) WriteBulkFrom(int64, io.Reader) {}
-
 // FuzzServe feeds client bytes through everything that parses them: the
-// limits guard, redcon's parser and the command handlers. None may panic,
-// and the guard must not let a frame over the limits through.
+// RESP reader with its limits, before and after AUTH, and the command
+// handlers. None may panic, and no command over the limits may get through.
 func FuzzServe(f *testing.F) {
 	for _, seed := range []string{
 		"*1\r\n$4\r\nPING\r\n",
@@ -41,35 +23,58 @@ func FuzzServe(f *testing.F) {
 		"*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n",
 		"*4\r\n$17\r\nEPHPM.SETNXFENCED\r\n$1\r\nk\r\n$1\r\nt\r\n$4\r\n1000\r\n",
 		"SET k \"quoted value\"\r\n",
+		"SET 'k\\'' \"\\x41\\n\" EX 9223372036\r\nMGET k k k\r\n",
 		"*2147483647\r\n",
 		"*1\r\n$-1\r\n",
+		"*0\r\n*-1\r\n\r\nPING\n",
+		"AUTH x\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$20000\r\n",
 	} {
 		f.Add([]byte(seed))
 	}
 	s, err := New(Config{Unix: "unused", Store: store.Config{MemoryLimit: 1 << 20, MaxValueSize: 4096}, MaxArgs: 64, MaxBulk: 4096,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		MaxCommandSize: 16 << 10, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		f.Fatal(err)
 	}
 	defer s.store.Close()
+	s.limits.maxInline = 1024 // below maxBulk, so one bound holds for every argument
+	s.preAuth = preAuthLimits(s.limits)
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		g := guard{limits: limits{maxArgs: 64, maxBulk: 4096, maxInline: 1024}}
-		if g.scan(raw) != nil {
-			return
-		}
-		cmd, err := redcon.Parse(raw)
-		if err != nil || len(cmd.Args) == 0 {
-			return
-		}
-		if len(cmd.Args) > 64 {
-			t.Fatalf("guard let %d arguments through", len(cmd.Args))
-		}
-		for _, a := range cmd.Args {
-			if len(a) > 4096 && raw[0] == '*' {
-				t.Fatalf("guard let a %d-byte bulk through", len(a))
+		for _, authed := range []bool{true, false} {
+			// one byte a time (every resumption of a half-parsed command),
+			// then as much as the buffer takes (the fast path)
+			var src io.Reader = bytes.NewReader(raw)
+			if authed {
+				src = iotest.OneByteReader(src)
+			}
+			c := &conn{writer: writer{dst: io.Discard}, s: s, authed: authed, rd: newReader(src)}
+			for {
+				lim := *c.limits()
+				args, err := c.rd.next(&lim)
+				if err != nil {
+					break
+				}
+				if args == nil {
+					if c.rd.fill(&lim) != nil {
+						break
+					}
+					continue
+				}
+				if len(args) > lim.maxArgs {
+					t.Fatalf("%d arguments got through, the limit is %d", len(args), lim.maxArgs)
+				}
+				total := 0
+				for _, a := range args {
+					total += len(a)
+					if int64(len(a)) > lim.maxBulk {
+						t.Fatalf("a %d-byte argument got through, the limit is %d", len(a), lim.maxBulk)
+					}
+				}
+				if int64(total) > lim.maxCommand {
+					t.Fatalf("a %d-byte command got through", total)
+				}
+				s.dispatch(c, args)
 			}
 		}
-		c := &fakeConn{Writer: redcon.NewWriter(io.Discard), ctx: &client{authed: true}}
-		s.serveRESP(c, cmd)
 	})
 }

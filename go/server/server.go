@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tidwall/redcon"
-
 	"github.com/ephpm/ephpm-kv/kv"
 	"github.com/ephpm/ephpm-kv/store"
 )
@@ -24,17 +22,23 @@ const Version = "0.1.0"
 
 // Config sets up a Server. Zero fields take the defaults noted.
 type Config struct {
-	Unix          string      // unix socket path; "" = none
-	UnixMode      os.FileMode // default 0660
-	TCP           string      // host:port; "" = none
-	Password      string      // AUTH password; required for a non-loopback TCP address
-	MaxClients    int         // default 10000
-	MaxArgs       int         // elements per command, default 65536
-	MaxBulk       int64       // bytes per bulk string, default max(store max value size, 64 KiB)
-	Snapshot      string      // snapshot file; "" = none
-	SnapshotEvery time.Duration
-	Store         store.Config
-	Logger        *slog.Logger
+	Unix       string      // unix socket path; "" = none
+	UnixMode   os.FileMode // default 0660
+	TCP        string      // host:port; "" = none
+	Password   string      // AUTH password; required for a non-loopback TCP address
+	MaxClients int         // default 10000
+	MaxArgs    int         // elements per command, default 65536
+	MaxBulk    int64       // bytes per bulk string, default max(store max value size, 64 KiB)
+	// MaxCommandSize caps the bytes of one command, framing included:
+	// default max(4 MiB, MaxBulk+64 KiB), room for MSET of three 1 MiB values.
+	MaxCommandSize int64
+	// ClientWriteTimeout closes a client whose reply write has been blocked
+	// this long (it does not read what it asked for); default 60 s.
+	ClientWriteTimeout time.Duration
+	Snapshot           string // snapshot file; "" = none
+	SnapshotEvery      time.Duration
+	Store              store.Config
+	Logger             *slog.Logger
 }
 
 // Server is a running ephpm-kv server.
@@ -44,19 +48,23 @@ type Server struct {
 	log     *slog.Logger
 	started time.Time
 
+	limits, preAuth limits // what one command may be, after and before AUTH
+	authFailures    rateLog
+
 	mu        sync.Mutex
-	listeners []*redcon.Server
-	sockets   []net.Listener // closed by Close too: a Serve goroutine may not have started yet
-	wg        sync.WaitGroup
+	sockets   []net.Listener
+	conns     map[*conn]struct{}
+	closing   bool
+	wg        sync.WaitGroup // accept loops
+	connWG    sync.WaitGroup // connections
+	stopWatch chan struct{}
+	watchDone chan struct{}
 
 	clients, totalConns, totalCmds, rejectedConns atomic.Int64
+	queryLimitDrops, outputLimitDrops             atomic.Int64 // clients closed for a limit
+	acceptBackoffs                                atomic.Int64
 	stopSnap                                      chan struct{}
 	snapDone                                      chan struct{}
-}
-
-// client is the per-connection state.
-type client struct {
-	authed bool
 }
 
 // New checks cfg, opens the store and loads the snapshot if there is one.
@@ -81,10 +89,18 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	s := &Server{cfg: cfg, store: store.New(cfg.Store), log: cfg.Logger, started: time.Now()}
+	if cfg.ClientWriteTimeout <= 0 {
+		cfg.ClientWriteTimeout = time.Minute
+	}
+	s := &Server{cfg: cfg, store: store.New(cfg.Store), log: cfg.Logger, started: time.Now(), conns: map[*conn]struct{}{}}
 	if s.cfg.MaxBulk <= 0 {
 		s.cfg.MaxBulk = max(s.store.Config().MaxValueSize, kv.MaxKeySize)
 	}
+	if s.cfg.MaxCommandSize <= 0 {
+		s.cfg.MaxCommandSize = max(4<<20, s.cfg.MaxBulk+64<<10)
+	}
+	s.limits = limits{maxArgs: s.cfg.MaxArgs, maxBulk: s.cfg.MaxBulk, maxCommand: s.cfg.MaxCommandSize, maxInline: 64 << 10}
+	s.preAuth = preAuthLimits(s.limits)
 	if cfg.Snapshot != "" {
 		n, err := s.loadSnapshot()
 		if err != nil {
@@ -137,6 +153,8 @@ func (s *Server) Listen() ([]net.Addr, error) {
 		s.stopSnap, s.snapDone = make(chan struct{}), make(chan struct{})
 		go s.snapshotLoop()
 	}
+	s.stopWatch, s.watchDone = make(chan struct{}), make(chan struct{})
+	go s.watchdog(s.stopWatch, s.watchDone)
 	return addrs, nil
 }
 
@@ -162,41 +180,14 @@ func listenUnix(path string, mode os.FileMode) (net.Listener, error) {
 }
 
 func (s *Server) add(ln net.Listener) {
-	guarded := guardListener{ln, limits{maxArgs: s.cfg.MaxArgs, maxBulk: s.cfg.MaxBulk, maxInline: 64 << 10}}
-	rs := redcon.NewServer("", s.serveRESP, s.accept, s.closed)
 	s.mu.Lock()
-	s.listeners = append(s.listeners, rs)
 	s.sockets = append(s.sockets, ln)
 	s.mu.Unlock()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		if err := rs.Serve(guarded); err != nil {
-			s.log.Error("listener stopped", "addr", ln.Addr(), "err", err)
-		}
+		s.acceptLoop(ln)
 	}()
-}
-
-func (s *Server) accept(conn redcon.Conn) bool {
-	if s.clients.Add(1) > int64(s.cfg.MaxClients) {
-		s.clients.Add(-1)
-		s.rejectedConns.Add(1)
-		conn.WriteError("ERR max number of clients reached")
-		if bw := redcon.BaseWriter(conn); bw != nil {
-			bw.Flush()
-		}
-		return false
-	}
-	s.totalConns.Add(1)
-	conn.SetContext(&client{authed: s.cfg.Password == ""})
-	return true
-}
-
-func (s *Server) closed(conn redcon.Conn, err error) {
-	s.clients.Add(-1)
-	if err != nil && !errors.Is(err, net.ErrClosed) {
-		s.log.Debug("connection closed", "remote", conn.RemoteAddr(), "err", err)
-	}
 }
 
 // Wait blocks until every listener stopped.
@@ -206,16 +197,22 @@ func (s *Server) Wait() { s.wg.Wait() }
 // and stops the store's sweep.
 func (s *Server) Close() error {
 	s.mu.Lock()
-	listeners, sockets := s.listeners, s.sockets
-	s.listeners, s.sockets = nil, nil
-	s.mu.Unlock()
-	for _, rs := range listeners {
-		rs.Close()
+	sockets := s.sockets
+	s.sockets, s.closing = nil, true
+	for c := range s.conns {
+		c.nc.Close()
 	}
+	s.mu.Unlock()
 	for _, ln := range sockets {
 		ln.Close()
 	}
 	s.wg.Wait()
+	s.connWG.Wait()
+	if s.stopWatch != nil {
+		close(s.stopWatch)
+		<-s.watchDone
+		s.stopWatch = nil
+	}
 	if s.stopSnap != nil {
 		close(s.stopSnap)
 		<-s.snapDone

@@ -65,6 +65,9 @@ func run(args []string) error {
 	fs.Var(&memLimit, "memory-limit", "accounted bytes the store may hold (e.g. 256M)")
 	fs.Var(&maxValue, "max-value-size", "largest value accepted")
 	fs.Var(&compressMin, "compress-min", "values at least this large are compressed (0: never)")
+	var maxCommand byteSize
+	fs.Var(&maxCommand, "max-command-size", "largest command a client may send, all arguments together (default: 4M, or max-value-size+64K if larger)")
+	writeTimeout := fs.Duration("client-write-timeout", time.Minute, "close a client whose replies stay unread this long")
 	snapshot := fs.String("snapshot", "", "snapshot file: loaded on start, written periodically and on shutdown")
 	snapshotEvery := fs.Duration("snapshot-every", time.Minute, "time between periodic snapshots (0: only on shutdown)")
 	procs := fs.Int("procs", 0, "OS threads running Go code (GOMAXPROCS); 0: a quarter of the CPUs, at least 1")
@@ -90,6 +93,7 @@ func run(args []string) error {
 	cfg := server.Config{
 		Unix: *unix, UnixMode: os.FileMode(mode), Password: *pass, MaxClients: *maxClients,
 		Snapshot: *snapshot, SnapshotEvery: *snapshotEvery,
+		MaxCommandSize: int64(maxCommand), ClientWriteTimeout: *writeTimeout,
 		Store:  store.Config{MemoryLimit: int64(memLimit), MaxValueSize: int64(maxValue), CompressMin: int64(compressMin)},
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
 	}

@@ -1,0 +1,93 @@
+package server
+
+import (
+	"time"
+)
+
+// The EPHPM.* commands: what the extension's server mode needs where Redis
+// has no exact equivalent. TTLs in milliseconds; 0 = none.
+
+// EPHPM.SETNXFENCED key token ms: the fence, or 0 when someone holds it.
+func cmdSetNXFenced(s *Server, c *conn, a [][]byte) {
+	ttl, ok := msArg(c, a[3], a)
+	if !ok {
+		return
+	}
+	fence, _, err := s.store.SetNXFenced(key(a[1]), a[2], ttl)
+	if err != nil {
+		writeStoreErr(c, err)
+		return
+	}
+	c.WriteInt64(fence)
+}
+
+// EPHPM.FENCE resource fence: 1 when fence is the highest seen.
+func cmdFence(s *Server, c *conn, a [][]byte) {
+	fence, ok := parseInt(a[2])
+	if !ok {
+		c.WriteError(errNotInt)
+		return
+	}
+	replyBool(c)(s.store.Fence(key(a[1]), fence))
+}
+
+// EPHPM.PEXPIRE key ms: 0 removes the expiry; 1 for any live key.
+func cmdEphpmExpire(s *Server, c *conn, a [][]byte) {
+	if ttl, ok := msArg(c, a[2], a); ok {
+		replyBool(c)(s.store.Expire(key(a[1]), ttl))
+	}
+}
+
+// EPHPM.PEXPIREIFEQ key token ms: renew a lease only its owner holds.
+func cmdEphpmExpireIfEq(s *Server, c *conn, a [][]byte) {
+	if ttl, ok := msArg(c, a[3], a); ok {
+		replyBool(c)(s.store.ExpireIfEq(key(a[1]), a[2], ttl))
+	}
+}
+
+// EPHPM.PTTLIFEQ key token: microseconds left while the value equals token.
+func cmdPTTLIfEq(s *Server, c *conn, a [][]byte) {
+	ttl, err := s.store.TTLIfEq(key(a[1]), a[2])
+	if err != nil {
+		writeStoreErr(c, err)
+		return
+	}
+	writeTTL(c, ttl, time.Microsecond)
+}
+
+// EPHPM.INCRBY key by ms: the ttl applies when the counter is created.
+func cmdEphpmIncrBy(s *Server, c *conn, a [][]byte) {
+	by, ok := parseInt(a[2])
+	if !ok {
+		c.WriteError(errNotInt)
+		return
+	}
+	ttl, ok := msArg(c, a[3], a)
+	if !ok {
+		return
+	}
+	n, err := s.store.Incr(key(a[1]), by, ttl)
+	if err != nil {
+		writeStoreErr(c, err)
+		return
+	}
+	c.WriteInt64(n)
+}
+
+// EPHPM.STATS: the store's counters as name/value pairs.
+func cmdStats(s *Server, c *conn, a [][]byte) {
+	st := s.store.Counters()
+	pairs := []struct {
+		name  string
+		value int64
+	}{
+		{"keys", st.Keys}, {"bytes_used", st.BytesUsed}, {"bytes_limit", st.BytesLimit},
+		{"hits", st.Hits}, {"misses", st.Misses}, {"expired", st.Expired}, {"rejected", st.Rejected},
+		{"compressed", st.Compressed}, {"max_value_size", st.ValueMax}, {"compress_min", st.CompressMin},
+	}
+	c.WriteArray(2 * len(pairs))
+	for _, p := range pairs {
+		c.WriteBulkString(p.name)
+		c.WriteInt64(p.value)
+	}
+}

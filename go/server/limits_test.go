@@ -1,0 +1,275 @@
+package server
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Before AUTH a client may send only 10 arguments and 16 KiB bulks (as in
+// Redis 6.2+); after AUTH the usual limits apply. Each violation closes
+// that connection only, and is counted in INFO.
+func TestPreAuthLimits(t *testing.T) {
+	s, addr := startServer(t, Config{Password: "pw"})
+	for name, raw := range map[string]string{
+		"11 arguments":    "*11\r\n",
+		"16 KiB + 1 bulk": "*2\r\n$4\r\nAUTH\r\n$16385\r\n",
+		"long inline":     strings.Repeat("a", 16<<10+1),
+	} {
+		t.Run(name, func(t *testing.T) {
+			rc := dial(t, "unix", addr)
+			rc.c.Write([]byte(raw))
+			if got := rc.read(); !strings.HasPrefix(got, "ERR Protocol error") {
+				t.Fatalf("reply %q, want a protocol error", got)
+			}
+			if got := rc.read(); got != "EOF" {
+				t.Fatalf("connection still open, read %q", got)
+			}
+		})
+	}
+	big := strings.Repeat("x", 100<<10)
+	rc := dial(t, "unix", addr)
+	runSteps(t, rc, []step{
+		cmd("NOAUTH Authentication required.", "SET", "k", strings.Repeat("x", 16<<10)),
+		cmd("OK", "AUTH", "pw"),
+		cmd("OK", "SET", "k", big),
+		cmd("OK", "MSET", "a", "1", "b", "2", "c", "3", "d", "4", "e", "5", "f", "6"),
+	})
+	if got := rc.do("GET", "k"); got != `"`+big+`"` {
+		t.Fatalf("GET k: %d bytes", len(got))
+	}
+	if n := s.queryLimitDrops.Load(); n != 3 {
+		t.Errorf("client_query_buffer_limit_disconnections = %d, want 3", n)
+	}
+	if info := rc.do("INFO"); !strings.Contains(info, "client_query_buffer_limit_disconnections:3") {
+		t.Errorf("INFO lacks the counter: %s", info)
+	}
+}
+
+// The total size of one command is capped as it arrives, whatever the size
+// of each argument.
+func TestCommandSizeLimit(t *testing.T) {
+	_, addr := startServer(t, Config{MaxBulk: 1000, MaxCommandSize: 3000})
+	ok := dial(t, "unix", addr)
+	runSteps(t, ok, []step{cmd("OK", "MSET", "a", strings.Repeat("x", 1000), "b", strings.Repeat("y", 1000))})
+	rc := dial(t, "unix", addr)
+	// the third 1000-byte bulk would pass 3000 bytes: refused at its header
+	rc.c.Write([]byte("*7\r\n$4\r\nMSET\r\n$1\r\na\r\n$1000\r\n" + strings.Repeat("x", 1000) + "\r\n$1\r\nb\r\n$1000\r\n" + strings.Repeat("x", 1000) + "\r\n$1\r\nc\r\n$1000\r\n"))
+	if got := rc.read(); got != "ERR Protocol error: command larger than 3000 bytes" {
+		t.Fatalf("reply %q", got)
+	}
+	runSteps(t, ok, []step{cmd("PONG", "PING")})
+}
+
+// A connection's read buffer grows only as bytes arrive, never past the
+// command limit, and shrinks back once a big command is done.
+func TestReadBufferBounded(t *testing.T) {
+	lim := limits{maxArgs: 8, maxBulk: 1 << 20, maxCommand: 2 << 20, maxInline: 64 << 10}
+	cl, sv := net.Pipe()
+	defer cl.Close()
+	rd := newReader(sv)
+	go cl.Write([]byte("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1048576\r\n"))
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		cl.Write(bytes.Repeat([]byte("v"), 1<<20))
+		cl.Write([]byte("\r\n*1\r\n$4\r\nPING\r\n"))
+	}()
+	var grown int
+	for cmds := 0; cmds < 2; {
+		args, err := rd.next(&lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if args == nil {
+			if err := rd.fill(&lim); err != nil {
+				t.Fatal(err)
+			}
+			if rd.w < 100 && len(rd.buf) > readBufInitial {
+				t.Fatalf("buffer of %d bytes for %d bytes received: it grew on a header's word", len(rd.buf), rd.w)
+			}
+			grown = max(grown, len(rd.buf))
+			continue
+		}
+		cmds++
+	}
+	if grown < 1<<20 || grown > int(lim.maxCommand)+1 {
+		t.Errorf("buffer grew to %d bytes for a 1 MiB command, limit %d", grown, lim.maxCommand)
+	}
+	go cl.Write([]byte("PING\r\n"))
+	if err := rd.fill(&lim); err != nil {
+		t.Fatal(err)
+	}
+	if len(rd.buf) > readBufKeep {
+		t.Errorf("idle buffer still %d bytes after the big command", len(rd.buf))
+	}
+}
+
+// Inline commands split as Redis' sdssplitargs does, in place.
+func TestSplitArgs(t *testing.T) {
+	for line, want := range map[string]string{
+		`SET k v`:                   `[SET k v]`,
+		"  SET \t k   v  ":          `[SET k v]`,
+		`SET k "hello world"`:       `[SET k hello world]`,
+		`SET k "a\"b\n\x41\x4g"`:    "[SET k a\"b\nAx4g]",
+		`SET k 'it\'s' 'a\nb'`:      `[SET k it's a\nb]`,
+		`SET k ""`:                  `[SET k ]`,
+		"SET k v\x00 ignored":       `[SET k v]`,
+		`SET k "unterminated`:       `unbalanced`,
+		`SET k "closed"x`:           `unbalanced`,
+		`SET k 'closed'x`:           `unbalanced`,
+		strings.Repeat("a ", 9):     `[a a a a a a a a a]`,
+		strings.Repeat("a ", 11):    `too many`,
+		"":                          `[]`,
+		`GET "\x00\xff"`:            "[GET \x00\xff]",
+		`a"b"`:                      `[ab]`,
+		`a"b`:                       `unbalanced`,
+		`"\`:                        `unbalanced`,
+		`"\\"`:                      `[\]`,
+		`' '`:                       `[ ]`,
+		"ECHO \"tab\\there\" extra": "[ECHO tab\there extra]",
+	} {
+		args, err := splitArgs([]byte(line), nil, 10)
+		got := fmt.Sprintf("%s", args)
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, want) {
+			t.Errorf("splitArgs(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
+
+// flakyListener fails every Accept with EMFILE until closed.
+type flakyListener struct {
+	net.Listener
+	mu     sync.Mutex
+	calls  int
+	closed chan struct{}
+}
+
+func (l *flakyListener) Addr() net.Addr { return &net.UnixAddr{Name: "flaky", Net: "unix"} }
+
+func (l *flakyListener) Accept() (net.Conn, error) {
+	l.mu.Lock()
+	l.calls++
+	l.mu.Unlock()
+	select {
+	case <-l.closed:
+		return nil, net.ErrClosed
+	default:
+		return nil, &net.OpError{Op: "accept", Net: "unix", Err: syscall.EMFILE}
+	}
+}
+
+// Out of file descriptors, accept backs off 5 ms doubling to 1 s and logs
+// once, instead of spinning.
+func TestAcceptBacksOff(t *testing.T) {
+	var logged bytes.Buffer
+	var mu sync.Mutex
+	s, err := New(Config{Unix: "unused", Logger: slog.New(slog.NewTextHandler(syncWriter{&mu, &logged}, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.store.Close()
+	ln := &flakyListener{closed: make(chan struct{})}
+	done := make(chan struct{})
+	go func() { s.acceptLoop(ln); close(done) }()
+	time.Sleep(400 * time.Millisecond)
+	close(ln.closed)
+	<-done
+	ln.mu.Lock()
+	calls := ln.calls
+	ln.mu.Unlock()
+	// 5+10+20+40+80+160 ms = 315 ms: about 7 calls in 400 ms
+	if calls > 10 {
+		t.Errorf("Accept called %d times in 400 ms: no back-off", calls)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n := strings.Count(logged.String(), "accept failed"); n != 1 {
+		t.Errorf("%d log lines for one episode, want 1:\n%s", n, logged.String())
+	}
+}
+
+type syncWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (w syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w.Write(p)
+}
+
+// Failed AUTH logs at most one line a second, with the count since the
+// last line, instead of a line per try.
+func TestAuthFailuresLogRateLimited(t *testing.T) {
+	var logged bytes.Buffer
+	var mu sync.Mutex
+	cfg := Config{Password: "pw", Unix: t.TempDir() + "/kv.sock"}
+	cfg.Logger = slog.New(slog.NewTextHandler(syncWriter{&mu, &logged}, nil))
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrs, err := s.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rc := dial(t, "unix", addrs[0].String())
+	const tries = 500
+	for range tries {
+		if got := rc.do("AUTH", "wrong"); !strings.HasPrefix(got, "WRONGPASS") {
+			t.Fatal(got)
+		}
+	}
+	time.Sleep(authLogInterval + 200*time.Millisecond) // the count of the rest is logged
+	mu.Lock()
+	defer mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(logged.String()), "\n")
+	total := 0
+	for _, l := range lines {
+		var n int
+		if i := strings.Index(l, "failures="); i >= 0 {
+			fmt.Sscanf(l[i:], "failures=%d", &n)
+		}
+		total += n
+	}
+	if len(lines) > 3 || total != tries {
+		t.Errorf("%d lines counting %d failures for %d tries:\n%s", len(lines), total, tries, logged.String())
+	}
+}
+
+// A client that pipelines GETs of a big value and never reads: the server
+// stops reading it, and closes it once a write has been stalled for
+// ClientWriteTimeout; other clients go on.
+func TestUnreadRepliesClosed(t *testing.T) {
+	s, addr := startServer(t, Config{ClientWriteTimeout: 200 * time.Millisecond})
+	ok := dial(t, "unix", addr)
+	runSteps(t, ok, []step{cmd("OK", "SET", "big", strings.Repeat("v", 1<<20))})
+	rc := dial(t, "unix", addr)
+	rc.c.SetWriteDeadline(time.Now().Add(time.Second))
+	for range 1000 {
+		if _, err := rc.c.Write([]byte("*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n")); err != nil {
+			break // the server stopped reading, or closed us
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); s.outputLimitDrops.Load() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the client that does not read was not closed")
+		}
+	}
+	runSteps(t, ok, []step{cmd("PONG", "PING")})
+	if info := ok.do("INFO"); !strings.Contains(info, "client_output_buffer_limit_disconnections:1") {
+		t.Errorf("INFO lacks the counter: %s", info)
+	}
+}
