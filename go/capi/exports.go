@@ -195,3 +195,26 @@ func ephpmKvStats(out *C.ephpm_kv_stats, cerr *C.ephpm_kv_error) (rc C.int) {
 	}
 	return 0
 }
+
+//export ephpmKvLockAndGet
+func ephpmKvLockAndGet(lock *C.char, lockLen C.size_t, token *C.char, tokenLen C.size_t, lockTTL C.int64_t, key *C.char, keyLen C.size_t, buf *C.char, bufCap C.size_t, outLen *C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	acquired, n, found, err := engine().LockAndGet(goString(lock, lockLen), goBytes(token, tokenLen), time.Duration(lockTTL), goString(key, keyLen), goBytes(buf, bufCap))
+	*outLen = C.size_t(n)
+	switch {
+	case err != nil:
+		return fail(cerr, err)
+	case !acquired:
+		return 0
+	case !found:
+		return 1
+	}
+	return 2
+}
+
+//export ephpmKvSetIfLocked
+func ephpmKvSetIfLocked(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, lock *C.char, lockLen C.size_t, token *C.char, tokenLen C.size_t, lockTTL C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	ok, err := engine().SetIfLocked(goString(key, keyLen), goBytes(val, valLen), time.Duration(ttl), goString(lock, lockLen), goBytes(token, tokenLen), time.Duration(lockTTL))
+	return boolRC(ok, err, cerr)
+}

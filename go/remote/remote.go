@@ -250,13 +250,19 @@ func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
 	if err != nil {
 		return 0, false, e.wrap(err)
 	}
+	return e.keepValue(key, v, dst), true, nil
+}
+
+// keepValue copies v into dst when it fits, else keeps it for the Get that
+// follows with a larger buffer; it returns v's length.
+func (e *Engine) keepValue(key string, v, dst []byte) int {
 	if len(v) > len(dst) {
 		e.pendingMu.Lock()
 		e.pendingKey, e.pendingValue = strings.Clone(key), v
 		e.pendingMu.Unlock()
-		return len(v), true, nil
+		return len(v)
 	}
-	return copy(dst, v), true, nil
+	return copy(dst, v)
 }
 
 // Set implements kv.Engine.
@@ -422,4 +428,55 @@ func (e *Engine) Stats() (kv.Stats, error) {
 		}
 	}
 	return st, nil
+}
+
+// LockAndGet implements kv.Engine in one round trip: SET lock token NX PX
+// and GET key, pipelined. When the lock was not acquired, the GET's reply
+// is read and dropped.
+func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, key string, dst []byte) (bool, int, bool, error) {
+	px, err := ms(lockTTL)
+	if err != nil {
+		return false, 0, false, err
+	}
+	if err := e.checkValue(token); err != nil {
+		return false, 0, false, err
+	}
+	args := []any{"SET", lock, token, "NX"}
+	if px > 0 {
+		args = append(args, "PX", px)
+	}
+	pipe := e.rdb.Load().Pipeline()
+	setnx := pipe.Do(ctx, args...)
+	get := pipe.Get(ctx, key)
+	pipe.Exec(ctx)
+	if err := setnx.Err(); err != nil {
+		if errors.Is(err, redis.Nil) {
+			return false, 0, false, nil
+		}
+		return false, 0, false, e.wrap(err)
+	}
+	v, err := get.Bytes()
+	if errors.Is(err, redis.Nil) {
+		return true, 0, false, nil
+	}
+	if err != nil {
+		return true, 0, false, e.wrap(err)
+	}
+	return true, e.keepValue(key, v, dst), true, nil
+}
+
+// SetIfLocked implements kv.Engine with EPHPM.SETIFLOCKED.
+func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock string, token []byte, lockTTL time.Duration) (bool, error) {
+	px, err := ms(ttl)
+	if err != nil {
+		return false, err
+	}
+	lockPX, err := ms(lockTTL)
+	if err != nil {
+		return false, err
+	}
+	if err := e.checkValue(value); err != nil {
+		return false, err
+	}
+	return e.boolCmd("EPHPM.SETIFLOCKED", key, value, px, lock, token, lockPX)
 }
