@@ -42,9 +42,24 @@ type Engine struct {
 
 var _ kv.Engine = (*Engine)(nil)
 
+// Option changes how New's engine works.
+type Option func(*options)
+
+type options struct{ raw bool }
+
+// RawSyscalls does the socket I/O with raw system calls, keeping the
+// calling thread's P while it waits (see blockingconn.go): for a process
+// whose threads only wait for the server, such as PHP's, never for one that
+// also runs the server.
+func RawSyscalls() Option { return func(o *options) { o.raw = true } }
+
 // New returns an engine for the server at url. It connects on first use
 // and reconnects after failures; one connection per process.
-func New(url, password string, timeout time.Duration) (*Engine, error) {
+func New(url, password string, timeout time.Duration, opts ...Option) (*Engine, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	network, addr, err := ParseAddress(url)
 	if err != nil {
 		return nil, err
@@ -56,7 +71,7 @@ func New(url, password string, timeout time.Duration) (*Engine, error) {
 		Network:         network,
 		Addr:            addr,
 		Password:        password,
-		Dialer:          blockingDialer(timeout),
+		Dialer:          blockingDialer(timeout, o.raw),
 		Protocol:        2,
 		DisableIdentity: true,
 		DialTimeout:     timeout,
