@@ -1,7 +1,6 @@
 package remote
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,7 +17,7 @@ import (
 // thread handoffs per call); a blocking socket keeps the whole round trip
 // on the calling thread, as phpredis does. Timeouts are the kernel's
 // SO_RCVTIMEO/SO_SNDTIMEO, fixed at dial, so per-call deadlines are not
-// needed (go-redis's are ignored).
+// needed.
 
 type blockingConn struct {
 	fd            int
@@ -248,10 +247,4 @@ func sockTimeout(timeout time.Duration) syscall.Timeval {
 		sec, usec = sec+1, 0
 	}
 	return syscall.Timeval{Sec: sec, Usec: usec}
-}
-
-func blockingDialer(timeout time.Duration, raw bool) func(context.Context, string, string) (net.Conn, error) {
-	return func(_ context.Context, network, addr string) (net.Conn, error) {
-		return dialBlocking(network, addr, timeout, raw)
-	}
 }
