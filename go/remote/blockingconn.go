@@ -100,11 +100,14 @@ func dialBlocking(network, addr string, timeout time.Duration, raw bool) (net.Co
 // code. It does not wait long: Go's signals have SA_RESTART, but a socket
 // read or write with SO_RCVTIMEO/SO_SNDTIMEO set is never restarted, so the
 // preemption signal the runtime sends ends it with EINTR, the loop below is a
-// safe point, and the call resumes with what is left of its timeout. Only a
-// timeout too large for the kernel (ephpm.server_timeout of decades), which
-// it treats as none, restarts the call; then the world waits for the reply
-// or the connection's end, as PHP's thread does anyway, and nothing needed
-// for that runs in Go. The buffers are Go memory, which the GC never moves.
+// safe point, and the call resumes with what is left of its timeout. A
+// timeout is always set: New makes 0 a second, and sockTimeout's largest
+// (MaxInt64 ns, ~292 years) is still finite to the kernel, which takes
+// only {0, 0} or more than LONG_MAX/HZ seconds as none. Were the call
+// restarted anyway, the world would wait for the reply or the timeout, as
+// PHP's thread does, and nothing needed for that runs in Go, so it cannot
+// deadlock. The buffers are Go memory, which the GC never moves
+// (TestRawReadDoesNotHoldUpGC, TestRawSyscallsTimeOutThroughSignals).
 
 func (c *blockingConn) Read(p []byte) (int, error) {
 	var w interrupted

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -124,3 +126,51 @@ func TestRawSyscallsTimeOutThroughSignals(t *testing.T) {
 		t.Fatal("a 300 ms timeout did not end the call within 20 s")
 	}
 }
+
+// A stop-the-world does not wait for a raw read to end: the preemption
+// signal interrupts it (SO_RCVTIMEO is set, so the read is not restarted),
+// the thread stops at the loop's safe point, then reads on.
+func TestRawReadDoesNotHoldUpGC(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "silent.sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			accepted <- c
+		}
+	}()
+	e := newRawEngine(t, "unix://"+path, rawGCTimeout)
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.SetNX("lock", []byte("t"), time.Second)
+		done <- err
+	}()
+	server := <-accepted
+	time.Sleep(100 * time.Millisecond) // into the read
+	gcDone := make(chan struct{})
+	go func() { runtime.GC(); close(gcDone) }()
+	select {
+	case <-gcDone:
+	case <-time.After(5 * time.Second):
+		server.Close() // the read ends, and with it the GC's wait
+		<-gcDone
+		t.Fatal("the GC waited for the raw read to end")
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the read ended before the server answered: %v", err)
+	default:
+	}
+	server.Close()
+	if err := <-done; !errors.Is(err, kv.ErrUnavailable) {
+		t.Fatalf("the read after the GC: %v", err)
+	}
+}
+
+// The largest timeout (ephpm.server_timeout saturates there): still a
+// timeout to the kernel, so still interrupted by the signal.
+const rawGCTimeout = math.MaxInt64
