@@ -22,23 +22,24 @@ const Version = "0.1.0"
 
 // Config sets up a Server. Zero fields take the defaults noted.
 type Config struct {
-	Unix       string      // unix socket path; "" = none
-	UnixMode   os.FileMode // default 0660
-	TCP        string      // host:port; "" = none
-	Password   string      // AUTH password; required for a non-loopback TCP address
-	MaxClients int         // default 10000
-	MaxArgs    int         // elements per command, default 65536
-	MaxBulk    int64       // bytes per bulk string, default max(store max value size, 64 KiB)
+	Unix          string      // unix socket path; "" = none
+	UnixMode      os.FileMode // default 0660
+	TCP           string      // host:port; "" = none
+	Password      string      // AUTH password; required for a non-loopback TCP address
+	MaxClients    int         // default 10000
+	MaxArgs       int         // elements per command, default 65536
+	MaxBulk       int64       // bytes per bulk string, default max(store max value size, 64 KiB)
+	Snapshot      string      // snapshot file; "" = none
+	SnapshotEvery time.Duration
+	Store         store.Config
+	Logger        *slog.Logger
+
 	// MaxCommandSize caps the bytes of one command, framing included:
 	// default max(4 MiB, MaxBulk+64 KiB), room for MSET of three 1 MiB values.
 	MaxCommandSize int64
 	// ClientWriteTimeout closes a client whose reply write has been blocked
 	// this long (it does not read what it asked for); default 60 s.
 	ClientWriteTimeout time.Duration
-	Snapshot           string // snapshot file; "" = none
-	SnapshotEvery      time.Duration
-	Store              store.Config
-	Logger             *slog.Logger
 }
 
 // Server is a running ephpm-kv server.
@@ -62,7 +63,6 @@ type Server struct {
 
 	clients, totalConns, totalCmds, rejectedConns atomic.Int64
 	queryLimitDrops, outputLimitDrops             atomic.Int64 // clients closed for a limit
-	acceptBackoffs                                atomic.Int64
 	stopSnap                                      chan struct{}
 	snapDone                                      chan struct{}
 }
