@@ -6,6 +6,7 @@
 #include "php.h"
 #include "php_ini.h"
 #include "ext/standard/info.h"
+#include "SAPI.h"
 #include "zend_exceptions.h"
 #include "spl/spl_exceptions.h"
 
@@ -78,6 +79,19 @@ static ZEND_INI_MH(OnUpdateEphpmLockTimeout)
 	return SUCCESS;
 }
 
+/* phpinfo() and php --ri show whether a secret is set, never the secret;
+ * ini_get() still returns it, as for any setting. */
+static ZEND_INI_DISP(display_masked)
+{
+	zend_string *value = type == ZEND_INI_DISPLAY_ORIG && ini_entry->modified
+		? ini_entry->orig_value : ini_entry->value;
+	if (value && ZSTR_LEN(value)) {
+		PUTS("********");
+	} else {
+		PUTS(sapi_module.phpinfo_as_text ? "no value" : "<i>no value</i>");
+	}
+}
+
 #define EPHPM_BYTES_ENTRY(name, default_value, field, min) \
 	ZEND_INI_ENTRY3_EX(name, default_value, PHP_INI_SYSTEM, OnUpdateEphpmBytes, \
 		(void *)XtOffsetOf(zend_ephpm_globals, field), (void *)&ephpm_globals, (void *)(uintptr_t)(min), NULL)
@@ -88,8 +102,8 @@ PHP_INI_BEGIN()
 	EPHPM_BYTES_ENTRY("ephpm.max_value_size", "1M", max_value_size, 1)
 	EPHPM_BYTES_ENTRY("ephpm.compress_min", "1K", compress_min, 0)
 	STD_PHP_INI_ENTRY("ephpm.server", "", PHP_INI_SYSTEM, OnUpdateString, server, zend_ephpm_globals, ephpm_globals)
-	STD_PHP_INI_ENTRY("ephpm.server_password", "", PHP_INI_SYSTEM, OnUpdateString, server_password,
-		zend_ephpm_globals, ephpm_globals)
+	STD_PHP_INI_ENTRY_EX("ephpm.server_password", "", PHP_INI_SYSTEM, OnUpdateString, server_password,
+		zend_ephpm_globals, ephpm_globals, display_masked)
 	ZEND_INI_ENTRY3_EX("ephpm.server_timeout", "1", PHP_INI_SYSTEM, OnUpdateEphpmSeconds,
 		(void *)XtOffsetOf(zend_ephpm_globals, server_timeout), (void *)&ephpm_globals, (void *)SECONDS_TIMEOUT, NULL)
 	STD_PHP_INI_BOOLEAN("ephpm.session_locking", "1", PHP_INI_ALL, OnUpdateBool, session_locking,
@@ -117,6 +131,15 @@ static PHP_MINIT_FUNCTION(ephpm)
 	ephpm_lock_timeout_exception_ce = register_class_Ephpm_LockTimeoutException(spl_ce_RuntimeException);
 	ephpm_lock_init_class(register_class_Ephpm_Lock());
 	php_session_register_module(&ps_mod_ephpm);
+	return SUCCESS;
+}
+
+/* After a fatal error or max_execution_time PHP skips destructors: the
+ * request's locks still held are released here instead of blocking others
+ * for their whole TTL. */
+static PHP_RSHUTDOWN_FUNCTION(ephpm)
+{
+	ephpm_lock_release_held();
 	return SUCCESS;
 }
 
@@ -177,7 +200,7 @@ zend_module_entry ephpm_module_entry = {
 	PHP_MINIT(ephpm),
 	PHP_MSHUTDOWN(ephpm),
 	NULL,
-	NULL,
+	PHP_RSHUTDOWN(ephpm),
 	PHP_MINFO(ephpm),
 	PHP_EPHPM_VERSION,
 	PHP_MODULE_GLOBALS(ephpm),

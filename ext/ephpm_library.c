@@ -29,6 +29,7 @@ static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static pid_t loaded_pid;       /* the process that started the Go runtime */
 static bool forked_after_load; /* this process is a child of loaded_pid */
 static char *load_error;       /* a permanent failure, e.g. ABI mismatch */
+static int load_error_code = EPHPM_KV_E_UNAVAILABLE; /* its exception code */
 static char default_path[PATH_MAX];
 
 static void forget_ops_in_child(void)
@@ -104,9 +105,10 @@ static void block_php_signals(sigset_t *old)
 /* Opens, checks and configures the library; false with msg filled on failure.
  * retry tells whether a later call may succeed (a file still being deployed)
  * or not (a wrong library or configuration will not fix itself). */
-static bool load_locked(const char *path, char *msg, size_t size, bool *retry)
+static bool load_locked(const char *path, char *msg, size_t size, bool *retry, int *code)
 {
 	*retry = false;
+	*code = EPHPM_KV_E_UNAVAILABLE;
 	void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!handle) {
 		*retry = true;
@@ -142,6 +144,8 @@ static bool load_locked(const char *path, char *msg, size_t size, bool *retry)
 		rc = ops->configure(&cfg, &err);
 	}
 	if (rc < 0) {
+		/* e.g. EPHPM_KV_E_CONFIG for a malformed ephpm.server */
+		*code = err.code;
 		snprintf(msg, size, "ephpm-kv: the library refused its configuration: %s", err.message);
 		return false;
 	}
@@ -155,6 +159,7 @@ const ephpm_kv_ops *ephpm_library_load(void)
 	static bool atfork_registered;
 	char msg[PATH_MAX + 512];
 	bool retry = false;
+	int code = EPHPM_KV_E_UNAVAILABLE;
 
 	if (forked_after_load) {
 		throw_fork_error();
@@ -169,32 +174,40 @@ const ephpm_kv_ops *ephpm_library_load(void)
 		}
 		sigset_t old;
 		block_php_signals(&old);
-		bool loaded = load_locked(ephpm_library_path(), msg, sizeof msg, &retry);
+		bool loaded = load_locked(ephpm_library_path(), msg, sizeof msg, &retry, &code);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (loaded) {
 			ops = ephpm_library_ops;
 		} else if (!retry) {
 			load_error = strdup(msg);
+			load_error_code = code;
 		}
 	} else if (!ops) {
 		snprintf(msg, sizeof msg, "%s", load_error);
+		code = load_error_code;
 	}
 	pthread_mutex_unlock(&load_lock);
 	if (!ops) {
-		zend_throw_exception(ephpm_kv_exception_ce, msg, EPHPM_KV_E_UNAVAILABLE);
+		zend_throw_exception(ephpm_kv_exception_ce, msg, code);
 	}
 	return ops;
 }
 
 void ephpm_throw_store_error(const ephpm_kv_error *err)
 {
+	/* In server mode the server's flags set the limits, not this php.ini. */
+	bool server = EPHPM_SERVER_MODE();
 	const char *hint = "";
 	switch (err->code) {
 	case EPHPM_KV_E_FULL:
-		hint = "; raise ephpm.memory_limit, give entries a TTL, or delete what is no longer needed";
+		hint = server
+			? "; raise the ephpm-kv server's --memory-limit, give entries a TTL, or delete what is no longer needed"
+			: "; raise ephpm.memory_limit, give entries a TTL, or delete what is no longer needed";
 		break;
 	case EPHPM_KV_E_VALUE_TOO_LARGE:
-		hint = "; raise ephpm.max_value_size or store smaller values";
+		hint = server
+			? "; raise the ephpm-kv server's --max-value-size or store smaller values"
+			: "; raise ephpm.max_value_size or store smaller values";
 		break;
 	case EPHPM_KV_E_INTERNAL:
 		hint = "; this is a bug in ephpm-kv";

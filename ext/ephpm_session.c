@@ -166,8 +166,22 @@ static int data_exists(const ephpm_kv_ops *ops, zend_string *sid)
 	return rc;
 }
 
+/* Whether sid fits in our keys (session_lock:<sid> is the longer one). A
+ * cookie can carry any length; characters are PHP's to check. */
+static bool sid_usable(const zend_string *sid)
+{
+	return ZSTR_LEN(sid) <= EPHPM_KV_MAX_KEY_SIZE - (sizeof(LOCK_PREFIX) - 1);
+}
+
 PS_OPEN_FUNC(ephpm)
 {
+	/* PHP opens the handler before it looks at the id: dropping an id that
+	 * cannot be a key here makes PHP issue a new one, as for no id at all,
+	 * in strict mode or not, instead of failing on the key later. */
+	if (PS(id) && !sid_usable(PS(id))) {
+		zend_string_release(PS(id));
+		PS(id) = NULL;
+	}
 	PS_SET_MOD_DATA(ecalloc(1, sizeof(ephpm_session)));
 	return SUCCESS;
 }
@@ -271,6 +285,9 @@ PS_CREATE_SID_FUNC(ephpm)
 
 PS_VALIDATE_SID_FUNC(ephpm)
 {
+	if (!sid_usable(key)) {
+		return FAILURE;
+	}
 	const ephpm_kv_ops *ops = ephpm_ops();
 	return ops && data_exists(ops, key) == 1 ? SUCCESS : FAILURE;
 }

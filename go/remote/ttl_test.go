@@ -45,3 +45,26 @@ func TestTTLRangeIsHonouredOrRefused(t *testing.T) {
 	e := newEngine(t, startServer(t, server.Config{}), "", 5*time.Second)
 	kvtest.CheckTTLs(t, e, 2*time.Millisecond, kvtest.TTLInputs(rand.New(rand.NewPCG(seed, seed)), 300))
 }
+
+// A TTL reply too large for a Duration saturates, never wraps negative.
+func TestTTLReplyNeverWraps(t *testing.T) {
+	cases := []struct {
+		n    int64
+		unit time.Duration
+		want time.Duration
+	}{
+		{-2, time.Millisecond, -2},
+		{-1, time.Microsecond, -1},
+		{5, time.Millisecond, 5 * time.Millisecond},
+		{int64(kv.MaxTTL / time.Millisecond), time.Millisecond, kv.MaxTTL},
+		{math.MaxInt64 / int64(time.Millisecond), time.Millisecond, math.MaxInt64 / time.Millisecond * time.Millisecond},
+		{math.MaxInt64/int64(time.Millisecond) + 1, time.Millisecond, math.MaxInt64},
+		{math.MaxInt64/int64(time.Microsecond) + 1, time.Microsecond, math.MaxInt64},
+		{math.MaxInt64, time.Millisecond, math.MaxInt64},
+	}
+	for _, c := range cases {
+		if got := ttlReply(c.n, c.unit); got != c.want {
+			t.Errorf("ttlReply(%d, %v) = %d, want %d", c.n, c.unit, got, c.want)
+		}
+	}
+}
