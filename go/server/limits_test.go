@@ -273,3 +273,11 @@ func TestUnreadRepliesClosed(t *testing.T) {
 		t.Errorf("INFO lacks the counter: %s", info)
 	}
 }
+
+// The default command limit always fits a SET of the largest value with
+// the largest key, whatever --max-value-size is.
+func TestDefaultCommandSizeFitsLargestSet(t *testing.T) {
+	_, addr := startServer(t, Config{Store: storeCfg(64<<20, 5<<20)})
+	k, v := strings.Repeat("k", 64<<10), strings.Repeat("v", 5<<20)
+	runSteps(t, dial(t, "unix", addr), []step{cmd("OK", "SET", k, v, "PX", "60000")})
+}

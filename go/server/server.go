@@ -35,7 +35,8 @@ type Config struct {
 	Logger        *slog.Logger
 
 	// MaxCommandSize caps the bytes of one command, framing included:
-	// default max(4 MiB, MaxBulk+64 KiB), room for MSET of three 1 MiB values.
+	// default 4 MiB (MSET of three 1 MiB values), or more if needed for a
+	// SET of a MaxBulk value with a key of kv.MaxKeySize.
 	MaxCommandSize int64
 	// ClientWriteTimeout closes a client whose reply write has been blocked
 	// this long (it does not read what it asked for); default 60 s.
@@ -97,7 +98,7 @@ func New(cfg Config) (*Server, error) {
 		s.cfg.MaxBulk = max(s.store.Config().MaxValueSize, kv.MaxKeySize)
 	}
 	if s.cfg.MaxCommandSize <= 0 {
-		s.cfg.MaxCommandSize = max(4<<20, s.cfg.MaxBulk+64<<10)
+		s.cfg.MaxCommandSize = max(4<<20, s.cfg.MaxBulk+kv.MaxKeySize+4<<10)
 	}
 	s.limits = limits{maxArgs: s.cfg.MaxArgs, maxBulk: s.cfg.MaxBulk, maxCommand: s.cfg.MaxCommandSize, maxInline: 64 << 10}
 	s.preAuth = preAuthLimits(s.limits)

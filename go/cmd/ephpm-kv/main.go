@@ -66,7 +66,7 @@ func run(args []string) error {
 	fs.Var(&maxValue, "max-value-size", "largest value accepted")
 	fs.Var(&compressMin, "compress-min", "values at least this large are compressed (0: never)")
 	var maxCommand byteSize
-	fs.Var(&maxCommand, "max-command-size", "largest command a client may send, all arguments together (default: 4M, or max-value-size+64K if larger)")
+	fs.Var(&maxCommand, "max-command-size", "largest command a client may send, all arguments together (default: 4M, or more if a max-value-size value and the largest key need it)")
 	writeTimeout := fs.Duration("client-write-timeout", time.Minute, "close a client whose replies stay unread this long")
 	snapshot := fs.String("snapshot", "", "snapshot file: loaded on start, written periodically and on shutdown")
 	snapshotEvery := fs.Duration("snapshot-every", time.Minute, "time between periodic snapshots (0: only on shutdown)")
