@@ -140,27 +140,6 @@ func (s *Server) Listen() ([]net.Addr, error) {
 	return addrs, nil
 }
 
-// listenUnix replaces a stale socket file (no server answers on it) and
-// sets the socket's mode.
-func listenUnix(path string, mode os.FileMode) (net.Listener, error) {
-	if _, err := os.Stat(path); err == nil {
-		if c, err := net.DialTimeout("unix", path, 100*time.Millisecond); err == nil {
-			c.Close()
-			return nil, fmt.Errorf("%s: another server is listening there", path)
-		}
-		os.Remove(path)
-	}
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.Chmod(path, mode); err != nil {
-		ln.Close()
-		return nil, err
-	}
-	return ln, nil
-}
-
 func (s *Server) add(ln net.Listener) {
 	guarded := guardListener{ln, limits{maxArgs: s.cfg.MaxArgs, maxBulk: s.cfg.MaxBulk, maxInline: 64 << 10}}
 	rs := redcon.NewServer("", s.serveRESP, s.accept, s.closed)
@@ -225,9 +204,8 @@ func (s *Server) Close() error {
 	if s.cfg.Snapshot != "" {
 		err = s.saveSnapshot()
 	}
-	if s.cfg.Unix != "" {
-		os.Remove(s.cfg.Unix)
-	}
+	// Closing the unix listener removed its socket file; a path whose
+	// Listen was refused (a file, another server's socket) is not ours.
 	s.store.Close()
 	return err
 }

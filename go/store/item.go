@@ -19,6 +19,9 @@ type item struct {
 	plainLen   int    // length of the value as the user sees it
 	compressed bool
 	deadline   atomic.Int64 // monotonic ns; 0 = never expires
+
+	epoch uint64               // snapshot epoch it was written in (see stamp)
+	prev  atomic.Pointer[item] // the version a running snapshot must see instead
 }
 
 func (it *item) expiredAt(now int64) bool {
