@@ -33,6 +33,7 @@ type Config struct {
 	MaxBulk       int64       // bytes per bulk string, default max(store max value size, 64 KiB)
 	Snapshot      string      // snapshot file; "" = none
 	SnapshotEvery time.Duration
+	FenceBlock    int64 // fences reserved durably at a time (default store.DefaultFenceBlock)
 	Store         store.Config
 	Logger        *slog.Logger
 }
@@ -86,12 +87,10 @@ func New(cfg Config) (*Server, error) {
 		s.cfg.MaxBulk = max(s.store.Config().MaxValueSize, kv.MaxKeySize)
 	}
 	if cfg.Snapshot != "" {
-		n, err := s.loadSnapshot()
-		if err != nil {
+		if err := s.openSnapshot(); err != nil {
 			s.store.Close()
 			return nil, err
 		}
-		s.log.Info("snapshot loaded", "path", cfg.Snapshot, "keys", n)
 	}
 	return s, nil
 }

@@ -1,0 +1,158 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func quietConfig(dir string) Config {
+	return Config{Unix: filepath.Join(dir, "kv.sock"), Snapshot: filepath.Join(dir, "kv.snap"),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+}
+
+// smallSnapshot writes a snapshot with keys (one with a TTL, one binary),
+// fence records and a fence counter, and returns its bytes.
+func smallSnapshot(t *testing.T, cfg Config) []byte {
+	t.Helper()
+	s, addr := startServer(t, cfg)
+	runSteps(t, dial(t, "unix", addr), []step{
+		cmd("OK", "SET", "a", "1"), cmd("OK", "SET", "bin\x00", "\x00\xff\x00", "EX", "1000"),
+		cmd("OK", "SET", "c", strings.Repeat("x", 40)),
+		cmd("*", "EPHPM.SETNXFENCED", "lock", "t", "60000"), cmd("1", "EPHPM.FENCE", "res", "7"),
+	})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(cfg.Snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// refused checks that a server will not start on the damaged file, says
+// which file and where, and leaves the file alone.
+func refused(t *testing.T, cfg Config, damaged []byte, lastGoodByte int, what string) {
+	t.Helper()
+	if err := os.WriteFile(cfg.Snapshot, damaged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(cfg)
+	if err == nil {
+		s.Close()
+		t.Fatalf("%s: the server started", what)
+	}
+	if !strings.Contains(err.Error(), cfg.Snapshot) {
+		t.Fatalf("%s: the error does not name the file: %v", what, err)
+	}
+	var se *snapshotError
+	if errors.As(err, &se) && se.off > int64(lastGoodByte) {
+		t.Fatalf("%s: reported at byte %d, after the damage at %d: %v", what, se.off, lastGoodByte, err)
+	}
+	if got, _ := os.ReadFile(cfg.Snapshot); !bytes.Equal(got, damaged) {
+		t.Fatalf("%s: the refused file was changed", what)
+	}
+}
+
+func TestSnapshotRefusesEveryTruncation(t *testing.T) {
+	cfg := quietConfig(t.TempDir())
+	good := smallSnapshot(t, cfg)
+	for n := range len(good) {
+		refused(t, cfg, good[:n], n, fmt.Sprintf("cut at %d of %d bytes", n, len(good)))
+	}
+	// Loading the intact file still works.
+	os.WriteFile(cfg.Snapshot, good, 0o600)
+	_, addr := startServer(t, cfg)
+	runSteps(t, dial(t, "unix", addr), []step{cmd("4", "DBSIZE"), cmd(`"\x00\xff\x00"`, "GET", "bin\x00")})
+}
+
+func TestSnapshotRefusesEveryByteFlip(t *testing.T) {
+	cfg := quietConfig(t.TempDir())
+	good := smallSnapshot(t, cfg)
+	for i := range good {
+		for _, mask := range []byte{0x01, 0x80, 0xff} {
+			bad := bytes.Clone(good)
+			bad[i] ^= mask
+			refused(t, cfg, bad, i, fmt.Sprintf("byte %d ^ %#x", i, mask))
+		}
+	}
+	refused(t, cfg, append(bytes.Clone(good), 0), len(good), "a byte appended")
+}
+
+func TestSnapshotPathMustBeWritable(t *testing.T) {
+	dir := t.TempDir()
+	aFile := filepath.Join(dir, "file")
+	writeFile(t, aFile, "x")
+	os.Mkdir(filepath.Join(dir, "adir"), 0o700)
+	cases := map[string]string{
+		"missing directory":     filepath.Join(dir, "missing", "kv.snap"),
+		"a file as directory":   filepath.Join(aFile, "kv.snap"),
+		"a directory as target": filepath.Join(dir, "adir"),
+	}
+	ro := filepath.Join(dir, "ro")
+	os.Mkdir(ro, 0o500)
+	if f, err := os.CreateTemp(ro, "probe"); err != nil {
+		cases["read-only directory"] = filepath.Join(ro, "kv.snap")
+	} else {
+		// root ignores the mode; sysfs refuses new files even to root.
+		f.Close()
+		os.Remove(f.Name())
+		if f, err := os.CreateTemp("/sys", "probe"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			t.Log("no read-only directory available to test")
+		} else {
+			cases["read-only directory"] = "/sys/kv.snap"
+		}
+	}
+	for name, path := range cases {
+		cfg := quietConfig(dir)
+		cfg.Snapshot = path
+		s, err := New(cfg)
+		if err == nil {
+			s.Close()
+			t.Errorf("%s (%s): the server started", name, path)
+			continue
+		}
+		if !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: the error does not name the path: %v", name, err)
+		}
+	}
+}
+
+func TestSnapshotTempFiles(t *testing.T) {
+	dir := t.TempDir()
+	cfg := quietConfig(dir)
+	stale := filepath.Join(dir, tempPrefix(cfg.Snapshot)+"123456")
+	other := filepath.Join(dir, tempPrefix(filepath.Join(dir, "other.snap"))+"123456")
+	writeFile(t, stale, "left by kill -9")
+	writeFile(t, other, "another server's")
+	s, _ := startServer(t, cfg)
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a stale temp file survived the start: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Fatalf("another snapshot's temp file was removed: %v", err)
+	}
+	// A write that fails leaves no temp file: the rename cannot replace a
+	// non-empty directory.
+	os.Remove(cfg.Snapshot)
+	os.MkdirAll(filepath.Join(cfg.Snapshot, "x"), 0o700)
+	if err := s.saveSnapshot(); err == nil {
+		t.Fatal("a snapshot replaced a directory")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), tempPrefix(cfg.Snapshot)) {
+			t.Fatalf("temp file %s left after a failed write", e.Name())
+		}
+	}
+	os.RemoveAll(cfg.Snapshot)
+}
