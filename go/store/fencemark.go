@@ -50,8 +50,11 @@ type fenceMarks struct {
 
 var errStoreClosed = errors.New("the store is closed")
 
+// wallMicros seeds the counter; tests step it back.
+var wallMicros = func() int64 { return time.Now().UnixMicro() }
+
 func (f *fenceMarks) init() {
-	f.counter.Store(time.Now().UnixMicro())
+	f.counter.Store(wallMicros())
 	f.soft.Store(math.MaxInt64)
 	f.limit.Store(math.MaxInt64)
 	f.cond.L = &f.mu

@@ -111,3 +111,28 @@ func TestFenceReservationFailureRefusesTheAcquisition(t *testing.T) {
 	}
 	t.Fatal("fences kept coming while no mark could be persisted")
 }
+
+// The durable mark, not the clock, is what keeps fences from going
+// backwards when the clock steps back between two runs.
+func TestDurableMarkOutlivesAClockStepBack(t *testing.T) {
+	now := time.Now().UnixMicro()
+	defer func(f func() int64) { wallMicros = f }(wallMicros)
+	wallMicros = func() int64 { return now }
+	first := New(Config{})
+	var durable atomic.Int64
+	noErr(t, first.DurableFences(func(mark int64) error { durable.Store(mark); return nil }, 16))
+	var highest int64
+	for i := range 100 {
+		f, _, err := first.SetNXFenced(fmt.Sprint("k", i), []byte("t"), 0)
+		noErr(t, err)
+		highest = f
+	}
+	first.Close() // as good as a crash: nothing but the mark is kept
+
+	wallMicros = func() int64 { return now - 3600e6 } // an hour back
+	second := newTestStore(t, Config{})
+	noErr(t, second.RestoreFences(FenceState{Counter: durable.Load()}))
+	if f, _, err := second.SetNXFenced("k", []byte("t"), 0); err != nil || f <= highest {
+		t.Fatalf("fence %d (%v) after a restart, %d before it", f, err, highest)
+	}
+}

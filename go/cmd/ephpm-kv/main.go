@@ -20,6 +20,10 @@ import (
 	"github.com/ephpm/ephpm-kv/store"
 )
 
+// fenceBlock is how many fences are reserved durably at a time; 0 is the
+// default (store.DefaultFenceBlock). Tests make it small.
+var fenceBlock int64
+
 func main() {
 	os.Exit(exitCode(run(os.Args[1:])))
 }
@@ -96,7 +100,7 @@ func run(args []string) error {
 	}
 	cfg := server.Config{
 		Unix: *unix, UnixMode: os.FileMode(mode), Password: *pass, MaxClients: *maxClients,
-		Snapshot: *snapshot, SnapshotEvery: *snapshotEvery,
+		Snapshot: *snapshot, SnapshotEvery: *snapshotEvery, FenceBlock: fenceBlock,
 		Store:  store.Config{MemoryLimit: memLimit.n, MaxValueSize: maxValue.n, CompressMin: compressMin.n},
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
 	}
