@@ -28,7 +28,7 @@ echo child('var_dump(ephpm_kv_setnx("lock", "process-2", 30), ephpm_kv_get("lock
 echo child('var_dump(ephpm_kv_del_if_eq("lock", "process-2"), ephpm_kv_del_if_eq("lock", "process-1"));'), "\n";
 $first = child('echo Ephpm\Lock::acquire("job")->fence;');
 $second = child('echo Ephpm\Lock::acquire("job")->fence;');
-var_dump(ctype_digit($first) && $second > $first); // one counter for both processes
+var_dump(preg_match('/^[0-9]+$/', $first) && $second > $first); // one counter for both processes
 proc_terminate($server);
 proc_close($server);
 @unlink($sock);
