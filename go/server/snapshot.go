@@ -54,7 +54,7 @@ func (s *Server) openSnapshot() error {
 	if err := checkWritable(path); err != nil {
 		return err
 	}
-	if err := removeStaleTemps(path); err != nil {
+	if err := errors.Join(removeStaleTemps(path), removeStaleTemps(fencePath(path))); err != nil {
 		return fmt.Errorf("removing stale snapshot temp files: %w", err)
 	}
 	mark, err := readFenceMark(fencePath(path))

@@ -131,12 +131,17 @@ func TestSnapshotTempFiles(t *testing.T) {
 	dir := t.TempDir()
 	cfg := quietConfig(dir)
 	stale := filepath.Join(dir, tempPrefix(cfg.Snapshot)+"123456")
+	staleMark := filepath.Join(dir, tempPrefix(fencePath(cfg.Snapshot))+"123456")
+	writeFile(t, staleMark, "left by kill -9")
 	other := filepath.Join(dir, tempPrefix(filepath.Join(dir, "other.snap"))+"123456")
 	writeFile(t, stale, "left by kill -9")
 	writeFile(t, other, "another server's")
 	s, _ := startServer(t, cfg)
 	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a stale temp file survived the start: %v", err)
+	}
+	if _, err := os.Stat(staleMark); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a stale fence mark temp file survived the start: %v", err)
 	}
 	if _, err := os.Stat(other); err != nil {
 		t.Fatalf("another snapshot's temp file was removed: %v", err)
@@ -155,4 +160,34 @@ func TestSnapshotTempFiles(t *testing.T) {
 		}
 	}
 	os.RemoveAll(cfg.Snapshot)
+}
+
+// The fence mark file is written at start, covers every fence issued, and
+// a damaged one stops the server rather than let fences go backwards.
+func TestFenceMarkFile(t *testing.T) {
+	cfg := quietConfig(t.TempDir())
+	cfg.FenceBlock = 10
+	s, addr := startServer(t, cfg)
+	rc := dial(t, "unix", addr)
+	var last int64
+	for range 25 {
+		fmt.Sscan(rc.do("EPHPM.SETNXFENCED", "l", "t", "60000"), &last)
+		rc.do("DEL", "l")
+		if mark, err := readFenceMark(fencePath(cfg.Snapshot)); err != nil || mark < last {
+			t.Fatalf("fence %d issued above the durable mark %d (%v)", last, mark, err)
+		}
+	}
+	s.Close()
+	good, _ := os.ReadFile(fencePath(cfg.Snapshot))
+	for i := range good {
+		bad := bytes.Clone(good)
+		bad[i] ^= 0x10
+		os.WriteFile(fencePath(cfg.Snapshot), bad, 0o600)
+		if s, err := New(cfg); err == nil || !strings.Contains(err.Error(), fencePath(cfg.Snapshot)) {
+			if s != nil {
+				s.Close()
+			}
+			t.Fatalf("byte %d of the fence mark flipped: %v", i, err)
+		}
+	}
 }
