@@ -15,7 +15,7 @@ GO_SRC    := $(shell find go -name '*.go' -o -name '*.h' -o -name '*.c' -o -name
 EXT_SRC   := config.m4 $(wildcard ext/*.c ext/*.h) go/capi/ephpm_kv_ops.h
 ABI_TEST  := $(BUILD)/out/abi_stress
 
-.PHONY: all deps demo test test-go test-abi test-php test-fpm test-interop test-stubs test-valgrind bench stubs clean
+.PHONY: all deps demo test test-go test-abi test-php test-fpm test-interop test-stubs test-valgrind bench bench-sessions stubs clean
 
 all: deps $(LIB) $(EXT) $(SERVER)
 
@@ -33,6 +33,7 @@ $(EXT): $(EXT_SRC)
 	build/build-ext.sh
 
 demo: all
+	@build/deps.sh demo
 	$(PHP_EXT) examples/lock_demo.php
 	@echo
 	examples/server_demo.sh
@@ -82,11 +83,11 @@ test-valgrind: all $(VG_LIB)
 	@USE_ZEND_ALLOC=0 VALGRIND_OPTS="--suppressions=$(CURDIR)/build/valgrind-go.supp" \
 		$(call PHPT,-m -d ephpm.library=$(CURDIR)/$(VG_LIB))
 
-# The committed arginfo must match the stub.
+# The committed arginfo must match the stub. Generated under build/out and
+# compared, so ext/ephpm_arginfo.h is never rewritten (a new mtime would
+# make the next build recompile the extension).
 test-stubs:
-	@cp ext/ephpm_arginfo.h $(BUILD)/out/arginfo.committed.h 2>/dev/null || { mkdir -p $(BUILD)/out; cp ext/ephpm_arginfo.h $(BUILD)/out/arginfo.committed.h; }
-	@build/gen-stub.sh -f >/dev/null
-	@diff -u $(BUILD)/out/arginfo.committed.h ext/ephpm_arginfo.h || { echo "ext/ephpm_arginfo.h is stale: run make stubs and commit it"; exit 1; }
+	@build/gen-stub.sh --check
 
 stubs:
 	build/gen-stub.sh -f
@@ -97,6 +98,11 @@ bench: all
 	cd go && go test -run '^$$' -bench . -benchmem -count 5 ./store/ | tee ../$(BUILD)/out/go-bench.txt
 	$(PHP) -n -d extension=$(CURDIR)/$(EXT) -d extension=apcu -d apc.enable_cli=1 bench/lock_pair.php
 	bench/server.sh
+	bench/sessions.sh
+
+# Sessions end to end (nginx -> php-fpm): ephpm server mode next to phpredis.
+bench-sessions: all
+	bench/sessions.sh
 
 clean:
-	rm -rf $(BUILD)/out $(LIB) $(EXT) $(BUILD)/*.h
+	rm -rf $(BUILD)/out $(LIB) $(EXT) $(SERVER) $(BUILD)/*.h

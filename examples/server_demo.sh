@@ -25,4 +25,5 @@ php_in_server_mode 'printf("  process %d releases with the holder token:     %s\
   var_export(ephpm_kv_del_if_eq("lock:report", ephpm_kv_get("demo:token")), true));'
 php_in_server_mode '$l = Ephpm\Lock::acquire("lock:report", 30);
   printf("  process %d tries again:                       acquired, fence %d\n", getmypid(), $l->fence);'
-echo "  redis-cli GET demo:token (same store):        $(redis-cli -s "$work/kv.sock" GET demo:token 2>/dev/null || echo '(redis-cli not installed)')"
+command -v redis-cli >/dev/null || { echo "server_demo.sh: redis-cli missing: run build/deps.sh demo" >&2; exit 1; }
+echo "  redis-cli GET demo:token (same store):        $(redis-cli -s "$work/kv.sock" GET demo:token)"

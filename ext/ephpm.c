@@ -6,10 +6,12 @@
 #include "php.h"
 #include "php_ini.h"
 #include "ext/standard/info.h"
+#include "SAPI.h"
 #include "zend_exceptions.h"
 #include "spl/spl_exceptions.h"
 
 #include "php_ephpm.h"
+#include "ephpm_args.h"
 #include "ephpm_library.h"
 #include "ephpm_lock.h"
 #include "ephpm_session.h"
@@ -33,14 +35,32 @@ static ZEND_INI_MH(OnUpdateEphpmBytes)
 	return SUCCESS;
 }
 
-/* Seconds as a float: > 0, or >= 0 when mh_arg3 is set. */
+/* What a seconds setting is, in mh_arg3: each is checked by the conversion
+ * that later turns it into nanoseconds, so an accepted value never wraps. */
+enum { SECONDS_TTL, SECONDS_WAIT, SECONDS_TIMEOUT };
+
+/* Seconds as a float. A value that is not a number, or that its conversion
+ * refuses, gets a warning and is not applied (the default at startup). */
 static ZEND_INI_MH(OnUpdateEphpmSeconds)
 {
-	bool allow_zero = mh_arg3 != NULL;
-	double value = zend_strtod(ZSTR_VAL(new_value), NULL);
-	if (!zend_finite(value) || value < 0 || (!allow_zero && value == 0)) {
-		php_error_docref(NULL, E_WARNING, "Invalid \"%s\" setting: must be a number of seconds %s",
-			ZSTR_VAL(entry->name), allow_zero ? ">= 0" : "> 0");
+	int kind = (int)(uintptr_t)mh_arg3;
+	char *end;
+	double value = zend_strtod(ZSTR_VAL(new_value), (const char **)&end);
+	while (end > ZSTR_VAL(new_value) && *end && isspace((unsigned char)*end)) {
+		end++;
+	}
+	if (end == ZSTR_VAL(new_value) || *end) {
+		php_error_docref(NULL, E_WARNING, "Invalid \"%s\" setting \"%s\": must be a number of seconds",
+			ZSTR_VAL(entry->name), ZSTR_VAL(new_value));
+		return FAILURE;
+	}
+	int64_t ns;
+	ephpm_seconds_status status = kind == SECONDS_TTL ? ephpm_ttl_ns(value, false, &ns)
+		: ephpm_wait_ns(value, kind == SECONDS_WAIT, &ns);
+	if (status != EPHPM_SECONDS_OK) {
+		char msg[EPHPM_SECONDS_MESSAGE_SIZE];
+		php_error_docref(NULL, E_WARNING, "Invalid \"%s\" setting \"%s\": %s",
+			ZSTR_VAL(entry->name), ZSTR_VAL(new_value), ephpm_seconds_message(status, msg, sizeof msg));
 		return FAILURE;
 	}
 	*(double *)ZEND_INI_GET_ADDR() = value;
@@ -59,6 +79,19 @@ static ZEND_INI_MH(OnUpdateEphpmLockTimeout)
 	return SUCCESS;
 }
 
+/* phpinfo() and php --ri show whether a secret is set, never the secret;
+ * ini_get() still returns it, as for any setting. */
+static ZEND_INI_DISP(display_masked)
+{
+	zend_string *value = type == ZEND_INI_DISPLAY_ORIG && ini_entry->modified
+		? ini_entry->orig_value : ini_entry->value;
+	if (value && ZSTR_LEN(value)) {
+		PUTS("********");
+	} else {
+		PUTS(sapi_module.phpinfo_as_text ? "no value" : "<i>no value</i>");
+	}
+}
+
 #define EPHPM_BYTES_ENTRY(name, default_value, field, min) \
 	ZEND_INI_ENTRY3_EX(name, default_value, PHP_INI_SYSTEM, OnUpdateEphpmBytes, \
 		(void *)XtOffsetOf(zend_ephpm_globals, field), (void *)&ephpm_globals, (void *)(uintptr_t)(min), NULL)
@@ -69,16 +102,16 @@ PHP_INI_BEGIN()
 	EPHPM_BYTES_ENTRY("ephpm.max_value_size", "1M", max_value_size, 1)
 	EPHPM_BYTES_ENTRY("ephpm.compress_min", "1K", compress_min, 0)
 	STD_PHP_INI_ENTRY("ephpm.server", "", PHP_INI_SYSTEM, OnUpdateString, server, zend_ephpm_globals, ephpm_globals)
-	STD_PHP_INI_ENTRY("ephpm.server_password", "", PHP_INI_SYSTEM, OnUpdateString, server_password,
-		zend_ephpm_globals, ephpm_globals)
+	STD_PHP_INI_ENTRY_EX("ephpm.server_password", "", PHP_INI_SYSTEM, OnUpdateString, server_password,
+		zend_ephpm_globals, ephpm_globals, display_masked)
 	ZEND_INI_ENTRY3_EX("ephpm.server_timeout", "1", PHP_INI_SYSTEM, OnUpdateEphpmSeconds,
-		(void *)XtOffsetOf(zend_ephpm_globals, server_timeout), (void *)&ephpm_globals, NULL, NULL)
+		(void *)XtOffsetOf(zend_ephpm_globals, server_timeout), (void *)&ephpm_globals, (void *)SECONDS_TIMEOUT, NULL)
 	STD_PHP_INI_BOOLEAN("ephpm.session_locking", "1", PHP_INI_ALL, OnUpdateBool, session_locking,
 		zend_ephpm_globals, ephpm_globals)
 	ZEND_INI_ENTRY3_EX("ephpm.session_lock_ttl", "30", PHP_INI_ALL, OnUpdateEphpmSeconds,
-		(void *)XtOffsetOf(zend_ephpm_globals, session_lock_ttl), (void *)&ephpm_globals, NULL, NULL)
+		(void *)XtOffsetOf(zend_ephpm_globals, session_lock_ttl), (void *)&ephpm_globals, (void *)SECONDS_TTL, NULL)
 	ZEND_INI_ENTRY3_EX("ephpm.session_lock_wait", "30", PHP_INI_ALL, OnUpdateEphpmSeconds,
-		(void *)XtOffsetOf(zend_ephpm_globals, session_lock_wait), (void *)&ephpm_globals, (void *)1, NULL)
+		(void *)XtOffsetOf(zend_ephpm_globals, session_lock_wait), (void *)&ephpm_globals, (void *)SECONDS_WAIT, NULL)
 	PHP_INI_ENTRY("ephpm.session_lock_timeout", "proceed", PHP_INI_ALL, OnUpdateEphpmLockTimeout)
 PHP_INI_END()
 
@@ -98,6 +131,15 @@ static PHP_MINIT_FUNCTION(ephpm)
 	ephpm_lock_timeout_exception_ce = register_class_Ephpm_LockTimeoutException(spl_ce_RuntimeException);
 	ephpm_lock_init_class(register_class_Ephpm_Lock());
 	php_session_register_module(&ps_mod_ephpm);
+	return SUCCESS;
+}
+
+/* After a fatal error or max_execution_time PHP skips destructors: the
+ * request's locks still held are released here instead of blocking others
+ * for their whole TTL. */
+static PHP_RSHUTDOWN_FUNCTION(ephpm)
+{
+	ephpm_lock_release_held();
 	return SUCCESS;
 }
 
@@ -158,7 +200,7 @@ zend_module_entry ephpm_module_entry = {
 	PHP_MINIT(ephpm),
 	PHP_MSHUTDOWN(ephpm),
 	NULL,
-	NULL,
+	PHP_RSHUTDOWN(ephpm),
 	PHP_MINFO(ephpm),
 	PHP_EPHPM_VERSION,
 	PHP_MODULE_GLOBALS(ephpm),

@@ -43,8 +43,82 @@ namespace {
 }
 
 namespace Ephpm {
-    /** A store failure: full, value too large, library unavailable, used after fork. */
-    class KvException extends \RuntimeException {}
+    /**
+     * A store failure. getCode() is one of the constants below, the
+     * EPHPM_KV_E_* codes of the C ABI (go/capi/ephpm_kv_ops.h).
+     */
+    class KvException extends \RuntimeException
+    {
+        /**
+         * A bug in ephpm-kv (a panic caught at the library's boundary, or a reply it cannot place).
+         * @var int
+         * @cvalue EPHPM_KV_E_INTERNAL
+         */
+        public const INTERNAL = UNKNOWN;
+
+        /**
+         * An empty key.
+         * @var int
+         * @cvalue EPHPM_KV_E_EMPTY_KEY
+         */
+        public const EMPTY_KEY = UNKNOWN;
+
+        /**
+         * A key over 64 KiB.
+         * @var int
+         * @cvalue EPHPM_KV_E_KEY_TOO_LARGE
+         */
+        public const KEY_TOO_LARGE = UNKNOWN;
+
+        /**
+         * A value over ephpm.max_value_size, or over the server's --max-value-size.
+         * @var int
+         * @cvalue EPHPM_KV_E_VALUE_TOO_LARGE
+         */
+        public const VALUE_TOO_LARGE = UNKNOWN;
+
+        /**
+         * A TTL the store cannot represent.
+         * @var int
+         * @cvalue EPHPM_KV_E_BAD_TTL
+         */
+        public const BAD_TTL = UNKNOWN;
+
+        /**
+         * The store is full (ephpm.memory_limit, or the server's --memory-limit); nothing was evicted.
+         * @var int
+         * @cvalue EPHPM_KV_E_FULL
+         */
+        public const FULL = UNKNOWN;
+
+        /**
+         * ephpm_kv_incr() on a value that is not an integer.
+         * @var int
+         * @cvalue EPHPM_KV_E_NOT_INTEGER
+         */
+        public const NOT_INTEGER = UNKNOWN;
+
+        /**
+         * ephpm_kv_incr() would overflow.
+         * @var int
+         * @cvalue EPHPM_KV_E_OVERFLOW
+         */
+        public const OVERFLOW = UNKNOWN;
+
+        /**
+         * The library refused its configuration (e.g. a malformed ephpm.server).
+         * @var int
+         * @cvalue EPHPM_KV_E_CONFIG
+         */
+        public const CONFIG = UNKNOWN;
+
+        /**
+         * The store cannot be used: the library is missing, the process forked after first use, or the server cannot be reached or did not answer in time (the operation may have happened).
+         * @var int
+         * @cvalue EPHPM_KV_E_UNAVAILABLE
+         */
+        public const UNAVAILABLE = UNKNOWN;
+    }
 
     /** Lock::run() could not acquire the lock within its wait. */
     class LockTimeoutException extends \RuntimeException {}

@@ -39,7 +39,12 @@ ephpm_acquire_result ephpm_acquire(const ephpm_kv_ops *ops, const char *key, siz
 	const char *token, size_t token_len, int64_t ttl_ns, int64_t wait_ns, int64_t *fence)
 {
 	int64_t unused_fence, backoff = BACKOFF_FIRST_NS;
-	int64_t deadline = wait_ns > 0 ? monotonic_ns() + wait_ns : 0;
+	int64_t deadline = 0;
+	if (wait_ns > 0) {
+		/* Saturates: a wait too long to add to the clock waits forever. */
+		int64_t now = monotonic_ns();
+		deadline = wait_ns > INT64_MAX - now ? INT64_MAX : now + wait_ns;
+	}
 	ephpm_kv_error err;
 	if (!fence) {
 		fence = &unused_fence;

@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: 03dd7eb54620de54befd847eff41a160358d0928 */
+ * Stub hash: 4eb6f00733982fb9b7a784075690ae18c947bf27 */
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_get, 0, 1, IS_STRING, 1)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
@@ -153,6 +153,66 @@ static zend_class_entry *register_class_Ephpm_KvException(zend_class_entry *clas
 
 	INIT_NS_CLASS_ENTRY(ce, "Ephpm", "KvException", class_Ephpm_KvException_methods);
 	class_entry = zend_register_internal_class_ex(&ce, class_entry_RuntimeException);
+
+	zval const_INTERNAL_value;
+	ZVAL_LONG(&const_INTERNAL_value, EPHPM_KV_E_INTERNAL);
+	zend_string *const_INTERNAL_name = zend_string_init_interned("INTERNAL", sizeof("INTERNAL") - 1, 1);
+	zend_declare_class_constant_ex(class_entry, const_INTERNAL_name, &const_INTERNAL_value, ZEND_ACC_PUBLIC, NULL);
+	zend_string_release(const_INTERNAL_name);
+
+	zval const_EMPTY_KEY_value;
+	ZVAL_LONG(&const_EMPTY_KEY_value, EPHPM_KV_E_EMPTY_KEY);
+	zend_string *const_EMPTY_KEY_name = zend_string_init_interned("EMPTY_KEY", sizeof("EMPTY_KEY") - 1, 1);
+	zend_declare_class_constant_ex(class_entry, const_EMPTY_KEY_name, &const_EMPTY_KEY_value, ZEND_ACC_PUBLIC, NULL);
+	zend_string_release(const_EMPTY_KEY_name);
+
+	zval const_KEY_TOO_LARGE_value;
+	ZVAL_LONG(&const_KEY_TOO_LARGE_value, EPHPM_KV_E_KEY_TOO_LARGE);
+	zend_string *const_KEY_TOO_LARGE_name = zend_string_init_interned("KEY_TOO_LARGE", sizeof("KEY_TOO_LARGE") - 1, 1);
+	zend_declare_class_constant_ex(class_entry, const_KEY_TOO_LARGE_name, &const_KEY_TOO_LARGE_value, ZEND_ACC_PUBLIC, NULL);
+	zend_string_release(const_KEY_TOO_LARGE_name);
+
+	zval const_VALUE_TOO_LARGE_value;
+	ZVAL_LONG(&const_VALUE_TOO_LARGE_value, EPHPM_KV_E_VALUE_TOO_LARGE);
+	zend_string *const_VALUE_TOO_LARGE_name = zend_string_init_interned("VALUE_TOO_LARGE", sizeof("VALUE_TOO_LARGE") - 1, 1);
+	zend_declare_class_constant_ex(class_entry, const_VALUE_TOO_LARGE_name, &const_VALUE_TOO_LARGE_value, ZEND_ACC_PUBLIC, NULL);
+	zend_string_release(const_VALUE_TOO_LARGE_name);
+
+	zval const_BAD_TTL_value;
+	ZVAL_LONG(&const_BAD_TTL_value, EPHPM_KV_E_BAD_TTL);
+	zend_string *const_BAD_TTL_name = zend_string_init_interned("BAD_TTL", sizeof("BAD_TTL") - 1, 1);
+	zend_declare_class_constant_ex(class_entry, const_BAD_TTL_name, &const_BAD_TTL_value, ZEND_ACC_PUBLIC, NULL);
+	zend_string_release(const_BAD_TTL_name);
+
+	zval const_FULL_value;
+	ZVAL_LONG(&const_FULL_value, EPHPM_KV_E_FULL);
+	zend_string *const_FULL_name = zend_string_init_interned("FULL", sizeof("FULL") - 1, 1);
+	zend_declare_class_constant_ex(class_entry, const_FULL_name, &const_FULL_value, ZEND_ACC_PUBLIC, NULL);
+	zend_string_release(const_FULL_name);
+
+	zval const_NOT_INTEGER_value;
+	ZVAL_LONG(&const_NOT_INTEGER_value, EPHPM_KV_E_NOT_INTEGER);
+	zend_string *const_NOT_INTEGER_name = zend_string_init_interned("NOT_INTEGER", sizeof("NOT_INTEGER") - 1, 1);
+	zend_declare_class_constant_ex(class_entry, const_NOT_INTEGER_name, &const_NOT_INTEGER_value, ZEND_ACC_PUBLIC, NULL);
+	zend_string_release(const_NOT_INTEGER_name);
+
+	zval const_OVERFLOW_value;
+	ZVAL_LONG(&const_OVERFLOW_value, EPHPM_KV_E_OVERFLOW);
+	zend_string *const_OVERFLOW_name = zend_string_init_interned("OVERFLOW", sizeof("OVERFLOW") - 1, 1);
+	zend_declare_class_constant_ex(class_entry, const_OVERFLOW_name, &const_OVERFLOW_value, ZEND_ACC_PUBLIC, NULL);
+	zend_string_release(const_OVERFLOW_name);
+
+	zval const_CONFIG_value;
+	ZVAL_LONG(&const_CONFIG_value, EPHPM_KV_E_CONFIG);
+	zend_string *const_CONFIG_name = zend_string_init_interned("CONFIG", sizeof("CONFIG") - 1, 1);
+	zend_declare_class_constant_ex(class_entry, const_CONFIG_name, &const_CONFIG_value, ZEND_ACC_PUBLIC, NULL);
+	zend_string_release(const_CONFIG_name);
+
+	zval const_UNAVAILABLE_value;
+	ZVAL_LONG(&const_UNAVAILABLE_value, EPHPM_KV_E_UNAVAILABLE);
+	zend_string *const_UNAVAILABLE_name = zend_string_init_interned("UNAVAILABLE", sizeof("UNAVAILABLE") - 1, 1);
+	zend_declare_class_constant_ex(class_entry, const_UNAVAILABLE_name, &const_UNAVAILABLE_value, ZEND_ACC_PUBLIC, NULL);
+	zend_string_release(const_UNAVAILABLE_name);
 
 	return class_entry;
 }

@@ -64,7 +64,7 @@ static void store_value(INTERNAL_FUNCTION_PARAMETERS, bool only_if_absent)
 		Z_PARAM_OPTIONAL
 		Z_PARAM_NUMBER(ttl)
 	ZEND_PARSE_PARAMETERS_END();
-	if (!ephpm_check_key(key, 1) || (ttl && !ephpm_number_to_ns(ttl, 3, &ttl_ns))) {
+	if (!ephpm_check_key(key, 1) || (ttl && !ephpm_number_ttl_arg(ttl, 3, &ttl_ns))) {
 		RETURN_THROWS();
 	}
 	EPHPM_OPS(ops);
@@ -138,7 +138,7 @@ PHP_FUNCTION(ephpm_kv_expire)
 		Z_PARAM_STR(key)
 		Z_PARAM_NUMBER(ttl)
 	ZEND_PARSE_PARAMETERS_END();
-	if (!ephpm_check_key(key, 1) || !ephpm_number_to_ns(ttl, 2, &ttl_ns)) {
+	if (!ephpm_check_key(key, 1) || !ephpm_number_ttl_arg(ttl, 2, &ttl_ns)) {
 		RETURN_THROWS();
 	}
 	EPHPM_OPS(ops);
@@ -157,7 +157,7 @@ PHP_FUNCTION(ephpm_kv_expire_if_eq)
 		Z_PARAM_STR(token)
 		Z_PARAM_NUMBER(ttl)
 	ZEND_PARSE_PARAMETERS_END();
-	if (!ephpm_check_key(key, 1) || !ephpm_number_to_ns(ttl, 3, &ttl_ns)) {
+	if (!ephpm_check_key(key, 1) || !ephpm_number_ttl_arg(ttl, 3, &ttl_ns)) {
 		RETURN_THROWS();
 	}
 	EPHPM_OPS(ops);
@@ -197,7 +197,7 @@ PHP_FUNCTION(ephpm_kv_incr)
 		Z_PARAM_LONG(by)
 		Z_PARAM_NUMBER(ttl)
 	ZEND_PARSE_PARAMETERS_END();
-	if (!ephpm_check_key(key, 1) || (ttl && !ephpm_number_to_ns(ttl, 3, &ttl_ns))) {
+	if (!ephpm_check_key(key, 1) || (ttl && !ephpm_number_ttl_arg(ttl, 3, &ttl_ns))) {
 		RETURN_THROWS();
 	}
 	EPHPM_OPS(ops);

@@ -18,6 +18,7 @@
 #include "php.h"
 #include "zend_exceptions.h"
 #include "php_ephpm.h"
+#include "ephpm_args.h"
 #include "ephpm_library.h"
 
 #define EPHPM_LIBRARY_NAME "libephpm_kv.so"
@@ -28,6 +29,7 @@ static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static pid_t loaded_pid;       /* the process that started the Go runtime */
 static bool forked_after_load; /* this process is a child of loaded_pid */
 static char *load_error;       /* a permanent failure, e.g. ABI mismatch */
+static int load_error_code = EPHPM_KV_E_UNAVAILABLE; /* its exception code */
 static char default_path[PATH_MAX];
 
 static void forget_ops_in_child(void)
@@ -68,6 +70,14 @@ const char *ephpm_library_state(void)
 	return ephpm_library_ops ? "loaded" : "not loaded yet in this process (loads on first use)";
 }
 
+/* ephpm.server_timeout, accepted by its ini handler through the same
+ * saturating conversion: a huge timeout waits "forever", never wraps. */
+static int64_t server_timeout_ns(void)
+{
+	int64_t ns;
+	return ephpm_wait_ns(EPHPM_G(server_timeout), false, &ns) == EPHPM_SECONDS_OK ? ns : EPHPM_NS_PER_SEC;
+}
+
 static void throw_fork_error(void)
 {
 	zend_throw_exception_ex(ephpm_kv_exception_ce, EPHPM_KV_E_UNAVAILABLE,
@@ -95,9 +105,10 @@ static void block_php_signals(sigset_t *old)
 /* Opens, checks and configures the library; false with msg filled on failure.
  * retry tells whether a later call may succeed (a file still being deployed)
  * or not (a wrong library or configuration will not fix itself). */
-static bool load_locked(const char *path, char *msg, size_t size, bool *retry)
+static bool load_locked(const char *path, char *msg, size_t size, bool *retry, int *code)
 {
 	*retry = false;
+	*code = EPHPM_KV_E_UNAVAILABLE;
 	void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!handle) {
 		*retry = true;
@@ -122,7 +133,7 @@ static bool load_locked(const char *path, char *msg, size_t size, bool *retry)
 	if (EPHPM_SERVER_MODE()) {
 		const char *url = EPHPM_G(server), *password = EPHPM_G(server_password) ? EPHPM_G(server_password) : "";
 		rc = ops->configure_server(url, strlen(url), password, strlen(password),
-			(int64_t)(EPHPM_G(server_timeout) * 1e9), &err);
+			server_timeout_ns(), &err);
 	} else {
 		ephpm_kv_config cfg = {
 			.memory_limit = EPHPM_G(memory_limit),
@@ -133,6 +144,8 @@ static bool load_locked(const char *path, char *msg, size_t size, bool *retry)
 		rc = ops->configure(&cfg, &err);
 	}
 	if (rc < 0) {
+		/* e.g. EPHPM_KV_E_CONFIG for a malformed ephpm.server */
+		*code = err.code;
 		snprintf(msg, size, "ephpm-kv: the library refused its configuration: %s", err.message);
 		return false;
 	}
@@ -146,6 +159,7 @@ const ephpm_kv_ops *ephpm_library_load(void)
 	static bool atfork_registered;
 	char msg[PATH_MAX + 512];
 	bool retry = false;
+	int code = EPHPM_KV_E_UNAVAILABLE;
 
 	if (forked_after_load) {
 		throw_fork_error();
@@ -160,32 +174,40 @@ const ephpm_kv_ops *ephpm_library_load(void)
 		}
 		sigset_t old;
 		block_php_signals(&old);
-		bool loaded = load_locked(ephpm_library_path(), msg, sizeof msg, &retry);
+		bool loaded = load_locked(ephpm_library_path(), msg, sizeof msg, &retry, &code);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (loaded) {
 			ops = ephpm_library_ops;
 		} else if (!retry) {
 			load_error = strdup(msg);
+			load_error_code = code;
 		}
 	} else if (!ops) {
 		snprintf(msg, sizeof msg, "%s", load_error);
+		code = load_error_code;
 	}
 	pthread_mutex_unlock(&load_lock);
 	if (!ops) {
-		zend_throw_exception(ephpm_kv_exception_ce, msg, EPHPM_KV_E_UNAVAILABLE);
+		zend_throw_exception(ephpm_kv_exception_ce, msg, code);
 	}
 	return ops;
 }
 
 void ephpm_throw_store_error(const ephpm_kv_error *err)
 {
+	/* In server mode the server's flags set the limits, not this php.ini. */
+	bool server = EPHPM_SERVER_MODE();
 	const char *hint = "";
 	switch (err->code) {
 	case EPHPM_KV_E_FULL:
-		hint = "; raise ephpm.memory_limit, give entries a TTL, or delete what is no longer needed";
+		hint = server
+			? "; raise the ephpm-kv server's --memory-limit, give entries a TTL, or delete what is no longer needed"
+			: "; raise ephpm.memory_limit, give entries a TTL, or delete what is no longer needed";
 		break;
 	case EPHPM_KV_E_VALUE_TOO_LARGE:
-		hint = "; raise ephpm.max_value_size or store smaller values";
+		hint = server
+			? "; raise the ephpm-kv server's --max-value-size or store smaller values"
+			: "; raise ephpm.max_value_size or store smaller values";
 		break;
 	case EPHPM_KV_E_INTERNAL:
 		hint = "; this is a bug in ephpm-kv";

@@ -22,9 +22,13 @@ static zend_object_handlers lock_handlers;
 #define PROP_TOKEN 1
 #define PROP_FENCE 2
 
-typedef struct {
+typedef struct ephpm_lock {
 	int64_t ttl_ns;   /* the acquire TTL, refresh()'s default */
 	bool released;    /* release() ran (or the destructor did) */
+	/* In EPHPM_G(held_locks) (tracked) from acquisition until released,
+	 * or given up at the end of the request. */
+	bool tracked;
+	struct ephpm_lock *prev, *next;
 	zend_object std;
 } ephpm_lock;
 
@@ -47,6 +51,34 @@ static zend_object *lock_create(zend_class_entry *ce)
 	return &lock->std;
 }
 
+static void track(ephpm_lock *lock)
+{
+	lock->tracked = true;
+	lock->prev = NULL;
+	lock->next = EPHPM_G(held_locks);
+	if (lock->next) {
+		lock->next->prev = lock;
+	}
+	EPHPM_G(held_locks) = lock;
+}
+
+static void untrack(ephpm_lock *lock)
+{
+	if (!lock->tracked) {
+		return;
+	}
+	if (lock->prev) {
+		lock->prev->next = lock->next;
+	} else {
+		EPHPM_G(held_locks) = lock->next;
+	}
+	if (lock->next) {
+		lock->next->prev = lock->prev;
+	}
+	lock->prev = lock->next = NULL;
+	lock->tracked = false;
+}
+
 /* Compare-and-delete. 1 released, 0 no longer ours, -1 store error. */
 static int lock_release(ephpm_lock *lock, const ephpm_kv_ops *ops, ephpm_kv_error *err)
 {
@@ -56,6 +88,7 @@ static int lock_release(ephpm_lock *lock, const ephpm_kv_ops *ops, ephpm_kv_erro
 	int rc = ops->del_if_eq(STR_ARGS(LOCK_NAME(lock)), STR_ARGS(LOCK_TOKEN(lock)), err);
 	if (rc >= 0) {
 		lock->released = true;
+		untrack(lock);
 	}
 	return rc;
 }
@@ -77,14 +110,46 @@ static void lock_dtor(zend_object *obj)
 	}
 }
 
+/* A lock PHP is done with whose destructor did not run: after a fatal
+ * error or max_execution_time PHP skips destructors but still frees
+ * objects, some before RSHUTDOWN (globals), some after it. Never loads the
+ * library: without it, this process forked after the lock was taken, and
+ * the lock is the parent's to release. */
+static void release_abandoned(ephpm_lock *lock)
+{
+	const ephpm_kv_ops *ops = ephpm_library_ops;
+	ephpm_kv_error err;
+	if (!lock->released && ops && lock_release(lock, ops, &err) < 0) {
+		php_error_docref(NULL, E_WARNING, "Could not release lock \"%s\" at the end of the request: %s",
+			ZSTR_VAL(LOCK_NAME(lock)), err.message);
+	}
+	untrack(lock);
+}
+
+static void lock_free(zend_object *obj)
+{
+	ephpm_lock *lock = lock_from(obj);
+	if (lock->tracked) {
+		release_abandoned(lock);
+	}
+	zend_object_std_dtor(obj);
+}
+
+void ephpm_lock_release_held(void)
+{
+	while (EPHPM_G(held_locks)) {
+		release_abandoned(EPHPM_G(held_locks));
+	}
+}
+
 /* Acquires name; on success return_value holds the new Lock. Returns false
  * on timeout (return_value untouched) or with an exception pending. */
 static ephpm_acquire_result lock_acquire(zend_string *name, double ttl, double wait, uint32_t ttl_arg, zval *return_value)
 {
 	int64_t ttl_ns, wait_ns, fence;
 	char token[EPHPM_TOKEN_LEN + 1];
-	if (!ephpm_check_key(name, 1) || !ephpm_seconds_to_ns(ttl, ttl_arg, false, &ttl_ns)
-		|| !ephpm_seconds_to_ns(wait, ttl_arg + 1, true, &wait_ns)) {
+	if (!ephpm_check_key(name, 1) || !ephpm_ttl_arg(ttl, ttl_arg, false, &ttl_ns)
+		|| !ephpm_wait_arg(wait, ttl_arg + 1, &wait_ns)) {
 		return EPHPM_ACQUIRE_ERROR;
 	}
 	const ephpm_kv_ops *ops = ephpm_ops();
@@ -102,6 +167,7 @@ static ephpm_acquire_result lock_acquire(zend_string *name, double ttl, double w
 	ZVAL_LONG(OBJ_PROP_NUM(&lock->std, PROP_FENCE), fence);
 	lock->ttl_ns = ttl_ns;
 	lock->released = false;
+	track(lock);
 	return EPHPM_ACQUIRE_OK;
 }
 
@@ -179,7 +245,7 @@ ZEND_METHOD(Ephpm_Lock, refresh)
 	ZEND_PARSE_PARAMETERS_END();
 	ephpm_lock *lock = lock_from(Z_OBJ_P(ZEND_THIS));
 	int64_t ttl_ns = lock->ttl_ns;
-	if (!ttl_is_null && !ephpm_seconds_to_ns(ttl, 1, false, &ttl_ns)) {
+	if (!ttl_is_null && !ephpm_ttl_arg(ttl, 1, false, &ttl_ns)) {
 		RETURN_THROWS();
 	}
 	if (lock->released) {
@@ -265,5 +331,6 @@ void ephpm_lock_init_class(zend_class_entry *ce)
 	memcpy(&lock_handlers, &std_object_handlers, sizeof(zend_object_handlers));
 	lock_handlers.offset = XtOffsetOf(ephpm_lock, std);
 	lock_handlers.dtor_obj = lock_dtor;
+	lock_handlers.free_obj = lock_free;
 	lock_handlers.clone_obj = NULL;
 }

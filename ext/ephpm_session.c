@@ -36,14 +36,37 @@ static zend_string *prefixed(const char *prefix, size_t prefix_len, const zend_s
 #define LOCK_KEY(sid) prefixed(LOCK_PREFIX, sizeof(LOCK_PREFIX) - 1, sid)
 #define STR_ARGS(s) ZSTR_VAL(s), ZSTR_LEN(s)
 
-static int64_t seconds_ns(double seconds)
+/* The ini handlers accepted these settings through the same conversions,
+ * so these cannot fail; the defaults are only a fallback. */
+static int64_t lock_ttl_ns(void)
 {
-	return (int64_t)(seconds * EPHPM_NS_PER_SEC);
+	int64_t ns;
+	return ephpm_ttl_ns(EPHPM_G(session_lock_ttl), false, &ns) == EPHPM_SECONDS_OK ? ns : 30 * EPHPM_NS_PER_SEC;
 }
 
+static int64_t lock_wait_ns(void)
+{
+	int64_t ns;
+	return ephpm_wait_ns(EPHPM_G(session_lock_wait), true, &ns) == EPHPM_SECONDS_OK ? ns : 30 * EPHPM_NS_PER_SEC;
+}
+
+/* session.gc_maxlifetime is PHP's own setting, which we cannot refuse at
+ * startup. Past the one maximum TTL (100 years) it is capped with a warning
+ * rather than refused: refusing would fail every session write over a
+ * setting that only asks to keep data very long, and wrapping would expire
+ * sessions at once. */
 static int64_t lifetime_ns(zend_long maxlifetime)
 {
-	return maxlifetime > 0 ? (int64_t)maxlifetime * EPHPM_NS_PER_SEC : 0;
+	if (maxlifetime <= 0) {
+		return 0;
+	}
+	if (maxlifetime > EPHPM_KV_MAX_TTL_SECONDS) {
+		php_error_docref(NULL, E_WARNING, "session.gc_maxlifetime of " ZEND_LONG_FMT " seconds is more than "
+			"ephpm-kv's maximum TTL; sessions expire after %lld seconds (100 years) instead",
+			maxlifetime, (long long)EPHPM_KV_MAX_TTL_SECONDS);
+		return EPHPM_KV_MAX_TTL_SECONDS * EPHPM_NS_PER_SEC;
+	}
+	return (int64_t)maxlifetime * EPHPM_NS_PER_SEC;
 }
 
 static zend_result store_error(const ephpm_kv_error *err)
@@ -77,7 +100,7 @@ static zend_result take_lock(const ephpm_kv_ops *ops, ephpm_session *session, ze
 	zend_string *lock_key = LOCK_KEY(sid);
 	double wait = EPHPM_G(session_lock_wait);
 	ephpm_acquire_result rc = ephpm_acquire(ops, STR_ARGS(lock_key), session->token, EPHPM_TOKEN_LEN,
-		seconds_ns(EPHPM_G(session_lock_ttl)), seconds_ns(wait), NULL);
+		lock_ttl_ns(), lock_wait_ns(), NULL);
 	if (rc == EPHPM_ACQUIRE_OK) {
 		session->lock_key = lock_key;
 		return SUCCESS;
@@ -105,7 +128,7 @@ static zend_result renew_lock(const ephpm_kv_ops *ops, ephpm_session *session, z
 	}
 	ephpm_kv_error err;
 	int rc = ops->expire_if_eq(STR_ARGS(session->lock_key), session->token, EPHPM_TOKEN_LEN,
-		seconds_ns(EPHPM_G(session_lock_ttl)), &err);
+		lock_ttl_ns(), &err);
 	if (rc < 0) {
 		return store_error(&err);
 	}
@@ -143,8 +166,22 @@ static int data_exists(const ephpm_kv_ops *ops, zend_string *sid)
 	return rc;
 }
 
+/* Whether sid fits in our keys (session_lock:<sid> is the longer one). A
+ * cookie can carry any length; characters are PHP's to check. */
+static bool sid_usable(const zend_string *sid)
+{
+	return ZSTR_LEN(sid) <= EPHPM_KV_MAX_KEY_SIZE - (sizeof(LOCK_PREFIX) - 1);
+}
+
 PS_OPEN_FUNC(ephpm)
 {
+	/* PHP opens the handler before it looks at the id: dropping an id that
+	 * cannot be a key here makes PHP issue a new one, as for no id at all,
+	 * in strict mode or not, instead of failing on the key later. */
+	if (PS(id) && !sid_usable(PS(id))) {
+		zend_string_release(PS(id));
+		PS(id) = NULL;
+	}
 	PS_SET_MOD_DATA(ecalloc(1, sizeof(ephpm_session)));
 	return SUCCESS;
 }
@@ -248,6 +285,9 @@ PS_CREATE_SID_FUNC(ephpm)
 
 PS_VALIDATE_SID_FUNC(ephpm)
 {
+	if (!sid_usable(key)) {
+		return FAILURE;
+	}
 	const ephpm_kv_ops *ops = ephpm_ops();
 	return ops && data_exists(ops, key) == 1 ? SUCCESS : FAILURE;
 }

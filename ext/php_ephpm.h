@@ -20,6 +20,7 @@ ZEND_BEGIN_MODULE_GLOBALS(ephpm)
 	double session_lock_ttl;
 	double session_lock_wait;
 	bool session_lock_timeout_fail; /* ephpm.session_lock_timeout = fail */
+	struct ephpm_lock *held_locks;  /* this request's acquired, unreleased Ephpm\Lock objects */
 ZEND_END_MODULE_GLOBALS(ephpm)
 
 ZEND_EXTERN_MODULE_GLOBALS(ephpm)

@@ -1,5 +1,5 @@
 --TEST--
-Negative, NAN, INF and huge TTLs are a ValueError and store nothing; tiny ones still expire
+Negative, NAN, INF and TTLs over 100 years are a ValueError that says the maximum, and store nothing; tiny ones still expire
 --SKIPIF--
 <?php require __DIR__ . '/skipif.inc'; ?>
 --FILE--
@@ -43,25 +43,25 @@ ephpm_kv_setnx(): Argument #3 ($ttl) must be a finite number
 ephpm_kv_expire(): Argument #2 ($ttl) must be a finite number
 ephpm_kv_expire_if_eq(): Argument #3 ($ttl) must be a finite number
 ephpm_kv_incr(): Argument #3 ($ttl) must be a finite number
-ephpm_kv_set(): Argument #3 ($ttl) must be a finite number
-ephpm_kv_setnx(): Argument #3 ($ttl) must be a finite number
-ephpm_kv_expire(): Argument #2 ($ttl) must be a finite number
-ephpm_kv_expire_if_eq(): Argument #3 ($ttl) must be a finite number
-ephpm_kv_incr(): Argument #3 ($ttl) must be a finite number
-ephpm_kv_set(): Argument #3 ($ttl) must be a finite number
-ephpm_kv_setnx(): Argument #3 ($ttl) must be a finite number
-ephpm_kv_expire(): Argument #2 ($ttl) must be a finite number
-ephpm_kv_expire_if_eq(): Argument #3 ($ttl) must be a finite number
-ephpm_kv_incr(): Argument #3 ($ttl) must be a finite number
-ephpm_kv_set(): Argument #3 ($ttl) must be at most 9223372036 seconds
-ephpm_kv_setnx(): Argument #3 ($ttl) must be at most 9223372036 seconds
-ephpm_kv_expire(): Argument #2 ($ttl) must be at most 9223372036 seconds
-ephpm_kv_expire_if_eq(): Argument #3 ($ttl) must be at most 9223372036 seconds
-ephpm_kv_incr(): Argument #3 ($ttl) must be at most 9223372036 seconds
-ephpm_kv_set(): Argument #3 ($ttl) must be at most 9223372036 seconds
-ephpm_kv_setnx(): Argument #3 ($ttl) must be at most 9223372036 seconds
-ephpm_kv_expire(): Argument #2 ($ttl) must be at most 9223372036 seconds
-ephpm_kv_expire_if_eq(): Argument #3 ($ttl) must be at most 9223372036 seconds
-ephpm_kv_incr(): Argument #3 ($ttl) must be at most 9223372036 seconds
+ephpm_kv_set(): Argument #3 ($ttl) must be at most 3153600000 seconds (100 years)
+ephpm_kv_setnx(): Argument #3 ($ttl) must be at most 3153600000 seconds (100 years)
+ephpm_kv_expire(): Argument #2 ($ttl) must be at most 3153600000 seconds (100 years)
+ephpm_kv_expire_if_eq(): Argument #3 ($ttl) must be at most 3153600000 seconds (100 years)
+ephpm_kv_incr(): Argument #3 ($ttl) must be at most 3153600000 seconds (100 years)
+ephpm_kv_set(): Argument #3 ($ttl) must be greater than or equal to 0
+ephpm_kv_setnx(): Argument #3 ($ttl) must be greater than or equal to 0
+ephpm_kv_expire(): Argument #2 ($ttl) must be greater than or equal to 0
+ephpm_kv_expire_if_eq(): Argument #3 ($ttl) must be greater than or equal to 0
+ephpm_kv_incr(): Argument #3 ($ttl) must be greater than or equal to 0
+ephpm_kv_set(): Argument #3 ($ttl) must be at most 3153600000 seconds (100 years)
+ephpm_kv_setnx(): Argument #3 ($ttl) must be at most 3153600000 seconds (100 years)
+ephpm_kv_expire(): Argument #2 ($ttl) must be at most 3153600000 seconds (100 years)
+ephpm_kv_expire_if_eq(): Argument #3 ($ttl) must be at most 3153600000 seconds (100 years)
+ephpm_kv_incr(): Argument #3 ($ttl) must be at most 3153600000 seconds (100 years)
+ephpm_kv_set(): Argument #3 ($ttl) must be at most 3153600000 seconds (100 years)
+ephpm_kv_setnx(): Argument #3 ($ttl) must be at most 3153600000 seconds (100 years)
+ephpm_kv_expire(): Argument #2 ($ttl) must be at most 3153600000 seconds (100 years)
+ephpm_kv_expire_if_eq(): Argument #3 ($ttl) must be at most 3153600000 seconds (100 years)
+ephpm_kv_incr(): Argument #3 ($ttl) must be at most 3153600000 seconds (100 years)
 bool(false)
 NULL

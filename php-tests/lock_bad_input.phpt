@@ -47,7 +47,7 @@ Ephpm\Lock::acquire(): Argument #1 ($name) must not be empty
 Ephpm\Lock::acquire(): Argument #2 ($ttl) must be greater than 0
 Ephpm\Lock::acquire(): Argument #2 ($ttl) must be greater than 0
 Ephpm\Lock::acquire(): Argument #2 ($ttl) must be a finite number
-Ephpm\Lock::acquire(): Argument #2 ($ttl) must be a finite number
+Ephpm\Lock::acquire(): Argument #2 ($ttl) must be at most 3153600000 seconds (100 years)
 Ephpm\Lock::acquire(): Argument #3 ($wait) must be greater than or equal to 0
 Ephpm\Lock::acquire(): Argument #3 ($wait) must be a finite number
 Ephpm\Lock::run(): Argument #1 ($name) must not be empty

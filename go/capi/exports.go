@@ -52,7 +52,11 @@ func ephpmKvConfigure(cfg *C.ephpm_kv_config, cerr *C.ephpm_kv_error) (rc C.int)
 func ephpmKvConfigureServer(url *C.char, urlLen C.size_t, password *C.char, passwordLen C.size_t, timeout C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	err := startWith(func() (kv.Engine, error) {
-		return remote.New(C.GoStringN(url, C.int(urlLen)), C.GoStringN(password, C.int(passwordLen)), time.Duration(timeout))
+		e, err := remote.New(C.GoStringN(url, C.int(urlLen)), C.GoStringN(password, C.int(passwordLen)), time.Duration(timeout))
+		if err != nil {
+			return nil, configError{err}
+		}
+		return e, nil
 	})
 	return boolRC(false, err, cerr)
 }

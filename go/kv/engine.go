@@ -27,7 +27,7 @@ var (
 	ErrEmptyKey      = errors.New("key must not be empty")
 	ErrKeyTooLarge   = errors.New("key is too large")
 	ErrValueTooLarge = errors.New("value is too large")
-	ErrBadTTL        = errors.New("ttl must be a finite duration from 0 to MaxTTL")
+	ErrBadTTL        = errors.New("ttl must be a finite duration from 0 to 100 years")
 	ErrFull          = errors.New("store full")
 	ErrNotInteger    = errors.New("value is not an integer or out of range")
 	ErrOverflow      = errors.New("increment would overflow")

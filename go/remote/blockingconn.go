@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -56,7 +57,7 @@ func dialBlocking(network, addr string, timeout time.Duration) (net.Conn, error)
 	if err != nil {
 		return nil, os.NewSyscallError("socket", err)
 	}
-	tv := syscall.NsecToTimeval(timeout.Nanoseconds())
+	tv := sockTimeout(timeout)
 	for _, opt := range []int{syscall.SO_RCVTIMEO, syscall.SO_SNDTIMEO} {
 		if err := syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, opt, &tv); err != nil {
 			syscall.Close(fd)
@@ -108,6 +109,8 @@ func (c *blockingConn) Write(p []byte) (int, error) {
 			continue
 		case err == syscall.EAGAIN:
 			return written, &net.OpError{Op: "write", Net: c.remote.Network(), Addr: c.remote, Err: timeoutError{"write"}}
+		case err == syscall.EPIPE || err == syscall.ECONNRESET:
+			return written, &net.OpError{Op: "write", Net: c.remote.Network(), Addr: c.remote, Err: c.partingReply(err)}
 		case err != nil:
 			return written, &net.OpError{Op: "write", Net: c.remote.Network(), Addr: c.remote, Err: err}
 		}
@@ -116,12 +119,53 @@ func (c *blockingConn) Write(p []byte) (int, error) {
 	return written, nil
 }
 
+// closedWithReply is a write that failed because the server closed the
+// connection after answering with an error reply (as it does on a protocol
+// error: a bulk over its limit arrives, it replies and hangs up while the
+// rest of the value is still being sent). Reply is that error reply.
+type closedWithReply struct {
+	Reply string
+	Err   error
+}
+
+func (e *closedWithReply) Error() string {
+	return e.Err.Error() + " (the server closed the connection after replying: " + e.Reply + ")"
+}
+func (e *closedWithReply) Unwrap() error { return e.Err }
+
+// partingReply returns err, or a closedWithReply when the server left an
+// error reply in the socket before closing it.
+func (c *blockingConn) partingReply(err error) error {
+	var buf [512]byte
+	n, _, rerr := syscall.Recvfrom(c.fd, buf[:], syscall.MSG_DONTWAIT)
+	if rerr != nil || n < 2 || buf[0] != '-' {
+		return err
+	}
+	line, _, _ := strings.Cut(string(buf[1:n]), "\r\n")
+	return &closedWithReply{Reply: line, Err: err}
+}
+
 func (c *blockingConn) Close() error                     { return syscall.Close(c.fd) }
 func (c *blockingConn) LocalAddr() net.Addr              { return c.local }
 func (c *blockingConn) RemoteAddr() net.Addr             { return c.remote }
 func (c *blockingConn) SetDeadline(time.Time) error      { return nil }
 func (c *blockingConn) SetReadDeadline(time.Time) error  { return nil }
 func (c *blockingConn) SetWriteDeadline(time.Time) error { return nil }
+
+// sockTimeout is timeout as SO_RCVTIMEO/SO_SNDTIMEO want it, rounded up to
+// whole microseconds so a positive timeout never becomes {0, 0} ("block
+// forever"). Not syscall.NsecToTimeval: its round-up adds 999 ns first,
+// which wraps a timeout near MaxInt64 (ephpm.server_timeout=1e300 saturates
+// there) into a negative timeval, which the kernel takes as 0: every read
+// would time out at once. A huge tv_sec the kernel treats as no timeout.
+func sockTimeout(timeout time.Duration) syscall.Timeval {
+	sec, rest := int64(timeout/time.Second), timeout%time.Second
+	usec := int64((rest + time.Microsecond - 1) / time.Microsecond)
+	if usec == int64(time.Second/time.Microsecond) {
+		sec, usec = sec+1, 0
+	}
+	return syscall.Timeval{Sec: sec, Usec: usec}
+}
 
 func blockingDialer(timeout time.Duration) func(context.Context, string, string) (net.Conn, error) {
 	return func(_ context.Context, network, addr string) (net.Conn, error) {

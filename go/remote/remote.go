@@ -8,7 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +27,11 @@ type Engine struct {
 	rdb  atomic.Pointer[redis.Client]
 	addr string
 
+	// The server's max_value_size, learned once per connection (a restarted
+	// server may have another): limitUnknown until asked, limitNone when
+	// the server does not say.
+	maxValue atomic.Int64
+
 	// The C side reads a value larger than its first buffer in a second
 	// call; the value fetched by the first waits here so that costs no
 	// second round trip.
@@ -34,27 +41,6 @@ type Engine struct {
 }
 
 var _ kv.Engine = (*Engine)(nil)
-
-// ParseAddress turns unix:///path, tcp://host:port, /path or host:port into
-// a network and address.
-func ParseAddress(url string) (network, addr string, err error) {
-	switch {
-	case strings.HasPrefix(url, "unix://"):
-		network, addr = "unix", strings.TrimPrefix(url, "unix://")
-	case strings.HasPrefix(url, "tcp://"):
-		network, addr = "tcp", strings.TrimPrefix(url, "tcp://")
-	case strings.HasPrefix(url, "/"):
-		network, addr = "unix", url
-	case strings.Contains(url, ":") && !strings.Contains(url, "://"):
-		network, addr = "tcp", url
-	default:
-		return "", "", fmt.Errorf("ephpm.server %q: expected unix:///path/to.sock or tcp://host:port", url)
-	}
-	if addr == "" {
-		return "", "", fmt.Errorf("ephpm.server %q has no address", url)
-	}
-	return network, addr, nil
-}
 
 // New returns an engine for the server at url. It connects on first use
 // and reconnects after failures; one connection per process.
@@ -81,6 +67,10 @@ func New(url, password string, timeout time.Duration) (*Engine, error) {
 		DialerRetries:   1,
 		MaxRetries:      -1, // a retried SETNX could report its own first attempt as "held"
 	}}
+	e.opts.OnConnect = func(context.Context, *redis.Conn) error {
+		e.maxValue.Store(limitUnknown)
+		return nil
+	}
 	e.rdb.Store(redis.NewClient(e.opts))
 	return e, nil
 }
@@ -101,39 +91,39 @@ func (e *Engine) Close() error { return e.rdb.Load().Close() }
 // dials again at once instead of waiting out the pool's dial backoff.
 func (e *Engine) reset(failed *redis.Client) {
 	if e.rdb.CompareAndSwap(failed, redis.NewClient(e.opts)) {
+		e.maxValue.Store(limitUnknown)
 		failed.Close()
 	}
 }
 
-// wrap maps a client error: server replies keep their meaning, anything
-// else is kv.ErrUnavailable.
+// wrap maps a client error and drops the connection unless it is still
+// in step with the server (a plain error reply, after which both sides wait
+// for the next command).
 func (e *Engine) wrap(err error) error {
-	var reply redis.Error
-	if !errors.As(err, &reply) {
+	if !keepsConnection(err) {
 		e.reset(e.rdb.Load())
 	}
 	return e.classify(err)
 }
 
+// keepsConnection: a reply error other than a protocol error. After a
+// protocol error the server closes the connection; after a network error or
+// a short write nobody knows where the reply stream stands.
+func keepsConnection(err error) bool {
+	var reply redis.Error
+	return errors.As(err, &reply) && !isProtocolError(reply.Error())
+}
+
+func isProtocolError(msg string) bool { return strings.HasPrefix(msg, "ERR Protocol error") }
+
 func (e *Engine) classify(err error) error {
 	var reply redis.Error
 	if errors.As(err, &reply) {
-		msg := reply.Error()
-		switch {
-		case strings.HasPrefix(msg, "OOM"):
-			return fmt.Errorf("%w (server: %s)", kv.ErrFull, msg)
-		case strings.HasPrefix(msg, "TOOLARGE"):
-			return fmt.Errorf("%w (server: %s)", kv.ErrValueTooLarge, strings.TrimPrefix(msg, "TOOLARGE value is too large: "))
-		case strings.HasPrefix(msg, "ERR value is not an integer"):
-			return kv.ErrNotInteger
-		case strings.HasPrefix(msg, "ERR increment or decrement would overflow"):
-			return kv.ErrOverflow
-		case strings.Contains(msg, "key is too large"):
-			return fmt.Errorf("%w (server: %s)", kv.ErrKeyTooLarge, msg)
-		case strings.HasPrefix(msg, "NOAUTH"), strings.HasPrefix(msg, "WRONGPASS"):
-			return fmt.Errorf("%w: the ephpm-kv server at %s refused the password (set ephpm.server_password): %s", kv.ErrUnavailable, e.addr, msg)
-		}
-		return fmt.Errorf("ephpm-kv server at %s: %s", e.addr, msg)
+		return e.classifyReply(reply.Error())
+	}
+	var parting *closedWithReply
+	if errors.As(err, &parting) && isProtocolError(parting.Reply) {
+		return e.classifyReply(parting.Reply)
 	}
 	var netErr net.Error
 	if errors.As(err, &netErr) && netErr.Timeout() {
@@ -142,12 +132,95 @@ func (e *Engine) classify(err error) error {
 	return fmt.Errorf("%w: cannot reach the ephpm-kv server at %s: %v", kv.ErrUnavailable, e.addr, err)
 }
 
+// classifyReply gives a server's error reply its kv meaning.
+func (e *Engine) classifyReply(msg string) error {
+	switch {
+	case strings.HasPrefix(msg, "OOM"):
+		// "OOM command not allowed when used memory > 'maxmemory' (store full: <detail>)"
+		if _, detail, ok := strings.Cut(msg, "("); ok {
+			msg = strings.TrimPrefix(strings.TrimSuffix(detail, ")"), kv.ErrFull.Error()+": ")
+		}
+		return fmt.Errorf("%w at the ephpm-kv server %s: %s", kv.ErrFull, e.addr, msg)
+	case strings.HasPrefix(msg, "TOOLARGE"):
+		return fmt.Errorf("%w for the ephpm-kv server at %s (%s)", kv.ErrValueTooLarge, e.addr, strings.TrimPrefix(msg, "TOOLARGE value is too large: "))
+	case isProtocolError(msg) && bulkTooLarge.MatchString(msg):
+		// A value (or token) over the server's bulk limit; the check
+		// before sending catches values once the limit is known.
+		return fmt.Errorf("%w for the ephpm-kv server at %s, which refused it: %s", kv.ErrValueTooLarge, e.addr, strings.TrimPrefix(msg, "ERR "))
+	case strings.HasPrefix(msg, "ERR value is not an integer"):
+		return kv.ErrNotInteger
+	case strings.HasPrefix(msg, "ERR increment or decrement would overflow"):
+		return kv.ErrOverflow
+	case strings.Contains(msg, "key is too large"):
+		return fmt.Errorf("%w (server: %s)", kv.ErrKeyTooLarge, msg)
+	case strings.HasPrefix(msg, "NOAUTH"), strings.HasPrefix(msg, "WRONGPASS"):
+		return fmt.Errorf("%w: the ephpm-kv server at %s refused the password (set ephpm.server_password): %s", kv.ErrUnavailable, e.addr, msg)
+	}
+	return fmt.Errorf("ephpm-kv server at %s: %s", e.addr, msg)
+}
+
+// bulkTooLarge matches the server's protocol errors about one argument's
+// size ("bulk of N bytes", "invalid bulk length N"), not the argument
+// count ("multibulk length").
+var bulkTooLarge = regexp.MustCompile(`(^|[^a-z])bulk (of|length) [0-9]`)
+
+const (
+	limitUnknown = 0
+	limitNone    = -1
+)
+
+// checkValue refuses a value the server would refuse, before sending it.
+// Sent anyway, a value over the server's limit makes it reply with a
+// protocol error and close the connection while the value is still being
+// written: a broken pipe, not "too large".
+func (e *Engine) checkValue(value []byte) error {
+	limit := e.maxValue.Load()
+	if limit == limitUnknown {
+		var err error
+		if limit, err = e.learnMaxValue(); err != nil {
+			return err
+		}
+	}
+	if limit > 0 && int64(len(value)) > limit {
+		return fmt.Errorf("%w: %d bytes, the ephpm-kv server at %s has --max-value-size %d",
+			kv.ErrValueTooLarge, len(value), e.addr, limit)
+	}
+	return nil
+}
+
+// learnMaxValue asks the server for its max_value_size (one round trip per
+// connection; this also dials when there is no connection yet).
+func (e *Engine) learnMaxValue() (int64, error) {
+	vals, err := e.do("EPHPM.STATS").Slice()
+	if err != nil {
+		if keepsConnection(err) { // not an ephpm-kv server: it checks itself
+			e.maxValue.Store(limitNone)
+			return limitNone, nil
+		}
+		return 0, e.wrap(err)
+	}
+	limit := int64(limitNone)
+	for i := 0; i+1 < len(vals); i += 2 {
+		if name, _ := vals[i].(string); name == "max_value_size" {
+			if n, _ := vals[i+1].(int64); n > 0 {
+				limit = n
+			}
+		}
+	}
+	e.maxValue.Store(limit)
+	return limit, nil
+}
+
 var ctx = context.Background()
 
-// ms rounds a ttl up to whole milliseconds, so a tiny ttl never becomes 0
-// ("no expiry").
-func ms(ttl time.Duration) int64 {
-	return int64((ttl + time.Millisecond - 1) / time.Millisecond)
+// ms checks a ttl (0 through kv.MaxTTL, else kv.ErrBadTTL, before anything
+// is sent) and rounds it up to whole milliseconds, the server's unit, so a
+// positive sub-millisecond ttl never becomes 0 ("no expiry").
+func ms(ttl time.Duration) (int64, error) {
+	if err := kv.CheckTTL(ttl); err != nil {
+		return 0, err
+	}
+	return int64((ttl + time.Millisecond - 1) / time.Millisecond), nil
 }
 
 func (e *Engine) do(args ...any) *redis.Cmd { return e.rdb.Load().Do(ctx, args...) }
@@ -188,9 +261,16 @@ func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
 
 // Set implements kv.Engine.
 func (e *Engine) Set(key string, value []byte, ttl time.Duration) error {
+	px, err := ms(ttl)
+	if err != nil {
+		return err
+	}
+	if err := e.checkValue(value); err != nil {
+		return err
+	}
 	args := []any{"SET", key, value}
-	if ttl > 0 {
-		args = append(args, "PX", ms(ttl))
+	if px > 0 {
+		args = append(args, "PX", px)
 	}
 	if err := e.do(args...).Err(); err != nil {
 		return e.wrap(err)
@@ -200,11 +280,18 @@ func (e *Engine) Set(key string, value []byte, ttl time.Duration) error {
 
 // SetNX implements kv.Engine.
 func (e *Engine) SetNX(key string, value []byte, ttl time.Duration) (bool, error) {
-	args := []any{"SET", key, value, "NX"}
-	if ttl > 0 {
-		args = append(args, "PX", ms(ttl))
+	px, err := ms(ttl)
+	if err != nil {
+		return false, err
 	}
-	err := e.do(args...).Err()
+	if err := e.checkValue(value); err != nil {
+		return false, err
+	}
+	args := []any{"SET", key, value, "NX"}
+	if px > 0 {
+		args = append(args, "PX", px)
+	}
+	err = e.do(args...).Err()
 	if errors.Is(err, redis.Nil) {
 		return false, nil
 	}
@@ -227,18 +314,31 @@ func (e *Engine) Exists(key string) (bool, error) { return e.boolCmd("EXISTS", k
 
 // Expire implements kv.Engine.
 func (e *Engine) Expire(key string, ttl time.Duration) (bool, error) {
-	return e.boolCmd("EPHPM.PEXPIRE", key, ms(ttl))
+	px, err := ms(ttl)
+	if err != nil {
+		return false, err
+	}
+	return e.boolCmd("EPHPM.PEXPIRE", key, px)
 }
 
 // ExpireIfEq implements kv.Engine.
 func (e *Engine) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, error) {
-	return e.boolCmd("EPHPM.PEXPIREIFEQ", key, token, ms(ttl))
+	px, err := ms(ttl)
+	if err != nil {
+		return false, err
+	}
+	return e.boolCmd("EPHPM.PEXPIREIFEQ", key, token, px)
 }
 
-// ttlReply turns -2/-1/n-units into a TTL.
+// ttlReply turns -2/-1/n-units into a TTL. An n too large for a Duration
+// (a server that kept a TTL past kv.MaxTTL, such as one from before the
+// maximum) saturates: wrapped, a live key's TTL would read as negative.
 func ttlReply(n int64, unit time.Duration) time.Duration {
-	if n < 0 {
+	switch {
+	case n < 0:
 		return time.Duration(n) // kv.TTLMissing / kv.TTLPersistent
+	case n > math.MaxInt64/int64(unit):
+		return math.MaxInt64
 	}
 	return time.Duration(n) * unit
 }
@@ -263,7 +363,11 @@ func (e *Engine) TTLIfEq(key string, token []byte) (time.Duration, error) {
 
 // Incr implements kv.Engine.
 func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
-	n, err := e.do("EPHPM.INCRBY", key, by, ms(ttl)).Int64()
+	px, err := ms(ttl)
+	if err != nil {
+		return 0, err
+	}
+	n, err := e.do("EPHPM.INCRBY", key, by, px).Int64()
 	if err != nil {
 		return 0, e.wrap(err)
 	}
@@ -272,7 +376,14 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 
 // SetNXFenced implements kv.Engine.
 func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64, bool, error) {
-	fence, err := e.do("EPHPM.SETNXFENCED", key, value, ms(ttl)).Int64()
+	px, err := ms(ttl)
+	if err != nil {
+		return 0, false, err
+	}
+	if err := e.checkValue(value); err != nil {
+		return 0, false, err
+	}
+	fence, err := e.do("EPHPM.SETNXFENCED", key, value, px).Int64()
 	if err != nil {
 		return 0, false, e.wrap(err)
 	}

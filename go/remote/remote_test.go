@@ -32,6 +32,25 @@ func startServer(t *testing.T, cfg server.Config) string {
 	return "unix://" + cfg.Unix
 }
 
+// startServerBoth starts a server listening on a unix socket and on TCP,
+// and returns both URLs.
+func startServerBoth(t *testing.T, cfg server.Config) []string {
+	t.Helper()
+	cfg.Unix = filepath.Join(t.TempDir(), "kv.sock")
+	cfg.TCP = "127.0.0.1:0"
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	s, err := server.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrs, err := s.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return []string{"unix://" + cfg.Unix, "tcp://" + addrs[1].String()}
+}
+
 func newEngine(t *testing.T, url, password string, timeout time.Duration) *Engine {
 	t.Helper()
 	e, err := New(url, password, timeout)
@@ -67,20 +86,54 @@ func get(t *testing.T, e kv.Engine, key string) (string, bool) {
 }
 
 func TestParseAddress(t *testing.T) {
-	cases := []struct{ in, network, addr string }{
-		{"unix:///run/ephpm-kv.sock", "unix", "/run/ephpm-kv.sock"},
-		{"/run/ephpm-kv.sock", "unix", "/run/ephpm-kv.sock"},
-		{"tcp://127.0.0.1:7379", "tcp", "127.0.0.1:7379"},
-		{"127.0.0.1:7379", "tcp", "127.0.0.1:7379"},
-		{"http://x", "", ""},
-		{"unix://", "", ""},
-		{"nonsense", "", ""},
+	long := "/" + strings.Repeat("x", maxUnixPath)
+	cases := []struct{ in, network, addr, why string }{
+		{"unix:///run/ephpm-kv.sock", "unix", "/run/ephpm-kv.sock", ""},
+		{"unix:/run/ephpm-kv.sock", "unix", "/run/ephpm-kv.sock", ""},
+		{"/run/ephpm-kv.sock", "unix", "/run/ephpm-kv.sock", ""},
+		{"tcp://127.0.0.1:7379", "tcp", "127.0.0.1:7379", ""},
+		{"tcp://localhost:7379", "tcp", "localhost:7379", ""},
+		{"tcp://[::1]:7379", "tcp", "[::1]:7379", ""},
+		{"127.0.0.1:7379", "tcp", "127.0.0.1:7379", ""},
+		{"unix://run/ephpm-kv.sock", "", "", "three slashes"},
+		{"unix:run/ephpm-kv.sock", "", "", "must be absolute"},
+		{"unix://", "", "", "three slashes"},
+		{"unix:", "", "", "must be absolute"},
+		{"run/ephpm-kv.sock", "", "", "must be absolute"},
+		{"unix://" + long, "", "", "at most 107 bytes"},
+		{"tcp:127.0.0.1:7379", "", "", "tcp://host:port"},
+		{"tcp://127.0.0.1", "", "", "expected host:port"},
+		{"tcp://:7379", "", "", "host is missing"},
+		{"tcp://127.0.0.1:http", "", "", "port must be a number"},
+		{"tcp://127.0.0.1:0", "", "", "port must be a number"},
+		{"127.0.0.1:99999", "", "", "port must be a number"},
+		{"redis://127.0.0.1:6379", "", "", `unknown scheme "redis"`},
+		{"http://x", "", "", `unknown scheme "http"`},
+		{"nonsense", "", "", "not an address"},
+		{"", "", "", "empty"},
 	}
 	for _, c := range cases {
 		n, a, err := ParseAddress(c.in)
-		if n != c.network || a != c.addr || (err != nil) != (c.network == "") {
+		if n != c.network || a != c.addr || (err != nil) != (c.why != "") {
 			t.Errorf("ParseAddress(%q) = %q, %q, %v", c.in, n, a, err)
+			continue
 		}
+		if err != nil && (!strings.Contains(err.Error(), c.why) || !strings.HasPrefix(err.Error(), "ephpm.server ")) {
+			t.Errorf("ParseAddress(%q): message %q should start with ephpm.server and say %q", c.in, err, c.why)
+		}
+	}
+}
+
+// Each accepted form reaches the server; the refused ones never dial.
+func TestAddressFormsConnect(t *testing.T) {
+	sock := strings.TrimPrefix(startServer(t, server.Config{}), "unix://")
+	for _, url := range []string{"unix://" + sock, "unix:" + sock, sock} {
+		if err := newEngine(t, url, "", time.Second).Set("k", []byte("v"), 0); err != nil {
+			t.Errorf("%s: %v", url, err)
+		}
+	}
+	if _, err := New("unix://"+strings.TrimPrefix(sock, "/"), "", time.Second); err == nil {
+		t.Error("unix:// with a relative path was accepted")
 	}
 }
 
@@ -265,3 +318,100 @@ func TestLockAcrossClients(t *testing.T) {
 		t.Fatalf("%d overlaps", overlaps.Load())
 	}
 }
+
+// A value over the server's --max-value-size is kv.ErrValueTooLarge whatever
+// its size, and the next call works on the same engine. Today's server
+// refuses a bulk over max(max-value-size, 64 KiB) with a protocol error and
+// closes the connection, so both sides of that bound are covered.
+func TestValueOverServerLimit(t *testing.T) {
+	cases := []struct {
+		limit int64
+		size  int
+	}{
+		{1024, 1025},           // the store would refuse it
+		{1024, 70_000},         // over the server's bulk limit: error reply, then close
+		{64 << 10, 64<<10 + 1}, // one byte over, at the bulk limit
+		{1 << 20, 1<<20 + 1},   // one byte over the default: closed mid-write
+		{1 << 20, 8 << 20},     // far over
+	}
+	for _, c := range cases {
+		for _, url := range startServerBoth(t, server.Config{Store: store.Config{MaxValueSize: c.limit, CompressMin: -1}}) {
+			for _, precheck := range []bool{true, false} {
+				e := newEngine(t, url, "", time.Second)
+				if !precheck {
+					// As if the limit were unknown (another server, or one
+					// restarted with a smaller limit): the server's own
+					// refusal must still read as "too large".
+					if err := e.Set("warm", nil, 0); err != nil {
+						t.Fatal(err)
+					}
+					e.maxValue.Store(limitNone)
+				}
+				err := e.Set("big", make([]byte, c.size), 0)
+				if !errors.Is(err, kv.ErrValueTooLarge) {
+					t.Errorf("%s: limit %d, value %d, precheck %v: %v", url[:4], c.limit, c.size, precheck, err)
+				}
+				if precheck && (err == nil || !strings.Contains(err.Error(), "--max-value-size")) {
+					t.Errorf("limit %d, value %d: message does not name --max-value-size: %v", c.limit, c.size, err)
+				}
+				if _, err := e.SetNX("lock", []byte("t"), time.Minute); err != nil {
+					t.Errorf("%s: limit %d, value %d, precheck %v: next call: %v", url[:4], c.limit, c.size, precheck, err)
+				}
+				e.Del("lock")
+				if err := e.Set("fits", make([]byte, c.limit), 0); err != nil {
+					t.Errorf("limit %d: a value of exactly the limit: %v", c.limit, err)
+				}
+			}
+		}
+	}
+}
+
+// SETNX and fenced acquisition check the value too.
+func TestLockValueOverServerLimit(t *testing.T) {
+	e := newEngine(t, startServer(t, server.Config{Store: store.Config{MaxValueSize: 100}}), "", time.Second)
+	if _, err := e.SetNX("l", make([]byte, 101), time.Minute); !errors.Is(err, kv.ErrValueTooLarge) {
+		t.Errorf("setnx: %v", err)
+	}
+	if _, _, err := e.SetNXFenced("l", make([]byte, 70_000), time.Minute); !errors.Is(err, kv.ErrValueTooLarge) {
+		t.Errorf("setnx fenced: %v", err)
+	}
+	if _, ok, err := e.SetNXFenced("l", []byte("t"), time.Minute); !ok || err != nil {
+		t.Errorf("next acquire: %v, %v", ok, err)
+	}
+}
+
+// The server's protocol-error replies, today's and the Redis-style wording,
+// are "too large" when they concern a bulk's size.
+func TestProtocolErrorReplies(t *testing.T) {
+	e := &Engine{addr: "unix:///x.sock"}
+	for _, msg := range []string{
+		"ERR Protocol error: protocol limit: bulk of 70000 bytes, the limit is 65536",
+		"ERR Protocol error: invalid bulk length 70000 (at most 65536 bytes)",
+	} {
+		if err := e.classifyReply(msg); !errors.Is(err, kv.ErrValueTooLarge) {
+			t.Errorf("%q: %v", msg, err)
+		}
+		if keepsConnection(redisError(msg)) {
+			t.Errorf("%q keeps the connection", msg)
+		}
+	}
+	for _, msg := range []string{
+		"ERR Protocol error: invalid multibulk length 70000 (at most 65536 arguments)",
+		"ERR Protocol error: expected '$', got 'x'",
+	} {
+		if err := e.classifyReply(msg); errors.Is(err, kv.ErrValueTooLarge) {
+			t.Errorf("%q: %v", msg, err)
+		}
+		if keepsConnection(redisError(msg)) {
+			t.Errorf("%q keeps the connection", msg)
+		}
+	}
+	if !keepsConnection(redisError("ERR value is not an integer or out of range")) {
+		t.Error("a plain error reply drops the connection")
+	}
+}
+
+type redisError string
+
+func (e redisError) Error() string { return string(e) }
+func (redisError) RedisError()     {}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"math"
 	"sync/atomic"
 
 	"github.com/klauspost/compress/s2"
@@ -76,5 +77,15 @@ func deadlineFor(ttlNs int64) int64 {
 	if ttlNs <= 0 {
 		return 0
 	}
-	return nanotime() + ttlNs
+	return addSat(nanotime(), ttlNs)
+}
+
+// addSat is now + ttl, saturating at MaxInt64 (a deadline never reached):
+// an addition that wrapped would be a deadline already passed. checkTTL
+// keeps ttl within kv.MaxTTL, so this is the last line, not the first.
+func addSat(now, ttl int64) int64 {
+	if ttl > math.MaxInt64-now {
+		return math.MaxInt64
+	}
+	return now + ttl
 }

@@ -166,6 +166,20 @@ int main(int argc, char **argv)
 	int64_t ttl = 0;
 	CHECK(ops->ttl("nope", 4, &ttl, &err) == 0 && ttl == EPHPM_KV_TTL_MISSING, "ttl missing = %lld", (long long)ttl);
 
+	/* A TTL past the maximum is refused, never wrapped into one that has
+	 * already passed; the maximum itself is honoured. */
+	const int64_t max_ttl_ns = EPHPM_KV_MAX_TTL_SECONDS * INT64_C(1000000000);
+	const int64_t bad_ttls[] = { max_ttl_ns + 1, INT64_MAX, -1, INT64_MIN };
+	for (size_t i = 0; i < sizeof bad_ttls / sizeof bad_ttls[0]; i++) {
+		CHECK(ops->set("t", 1, "v", 1, bad_ttls[i], &err) == -EPHPM_KV_E_BAD_TTL && err.code == EPHPM_KV_E_BAD_TTL
+		      && ops->exists("t", 1, &err) == 0, "set with ttl %lld: %s", (long long)bad_ttls[i], err.message);
+	}
+	CHECK(ops->set("t", 1, "v", 1, max_ttl_ns, &err) == 1 && ops->ttl("t", 1, &ttl, &err) == 1
+	      && ttl > max_ttl_ns - INT64_C(1000000000) && ttl <= max_ttl_ns, "ttl of the maximum = %lld", (long long)ttl);
+	CHECK(ops->expire("t", 1, INT64_MAX, &err) == -EPHPM_KV_E_BAD_TTL && ops->ttl("t", 1, &ttl, &err) == 1
+	      && ttl > max_ttl_ns - INT64_C(1000000000), "expire with INT64_MAX: %s", err.message);
+	CHECK(ops->del("t", 1, &err) == 1, "del t");
+
 	pthread_barrier_init(&barrier, NULL, THREADS);
 	run_threads(race_thread);
 	CHECK(round_failures == 0, "%d of %d rounds did not have exactly one winner", round_failures, ROUNDS);

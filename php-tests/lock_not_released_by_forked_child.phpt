@@ -1,0 +1,30 @@
+--TEST--
+A process forked while holding a lock does not release it when it ends, normally or by a fatal error: the lock is the parent's
+--SKIPIF--
+<?php require __DIR__ . '/skipif.inc';
+if (!is_executable(__DIR__ . '/../build/ephpm-kv')) die('skip build/ephpm-kv not built');
+if (!function_exists('pcntl_fork')) die('skip pcntl not available'); ?>
+--FILE--
+<?php
+require __DIR__ . '/server.inc';
+$server = 'unix://' . ephpm_test_server();
+echo ephpm_child($server, <<<'PHP'
+    $lock = Ephpm\Lock::acquire('job', 30);
+    foreach (['exit', 'fatal'] as $how) {
+        $pid = pcntl_fork();
+        if ($pid === 0) {
+            if ($how === 'fatal') {
+                trigger_error('child dies', E_USER_ERROR);
+            }
+            exit(0);
+        }
+        pcntl_waitpid($pid, $status);
+        echo "after a child's $how: ", $lock->isAcquired() ? 'still ours' : 'lost', "\n";
+    }
+    var_dump($lock->release());
+    PHP), "\n";
+?>
+--EXPECTF--
+%Aafter a child's exit: still ours
+%Aafter a child's fatal: still ours
+bool(true)

@@ -1,0 +1,34 @@
+--TEST--
+Locks still held when max_execution_time ends the request (destructors skipped) are released at request end, not after their TTL
+--SKIPIF--
+<?php require __DIR__ . '/skipif.inc';
+if (!is_executable(__DIR__ . '/../build/ephpm-kv')) die('skip build/ephpm-kv not built'); ?>
+--FILE--
+<?php
+require __DIR__ . '/server.inc';
+$server = 'unix://' . ephpm_test_server();
+echo ephpm_child($server, <<<'PHP'
+    $global = Ephpm\Lock::acquire('global', 30);
+    function work(): void
+    {
+        $local = Ephpm\Lock::acquire('local', 30);
+        echo "holding global, local\n";
+        while (true) {
+            ephpm_kv_exists('local');
+        }
+    }
+    work();
+    PHP, ['max_execution_time' => '1']), "\n";
+echo ephpm_child($server, <<<'PHP'
+    foreach (['global', 'local'] as $name) {
+        echo $name, ': ', ephpm_kv_exists($name) ? 'held' : 'free', ', ',
+            Ephpm\Lock::acquire($name, 30) ? 'acquired at once' : 'not acquired', "\n";
+    }
+    PHP), "\n";
+?>
+--EXPECTF--
+holding global, local
+
+Fatal error: Maximum execution time of 1 second exceeded in %s
+global: free, acquired at once
+local: free, acquired at once
