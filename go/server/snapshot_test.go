@@ -1,9 +1,12 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"log/slog"
 	"os"
@@ -39,7 +42,7 @@ func smallSnapshot(t *testing.T, cfg Config) []byte {
 
 // refused checks that a server will not start on the damaged file, says
 // which file and where, and leaves the file alone.
-func refused(t *testing.T, cfg Config, damaged []byte, lastGoodByte int, what string) {
+func refused(t *testing.T, cfg Config, damaged []byte, lastGoodByte int, what string) error {
 	t.Helper()
 	if err := os.WriteFile(cfg.Snapshot, damaged, 0o600); err != nil {
 		t.Fatal(err)
@@ -59,6 +62,7 @@ func refused(t *testing.T, cfg Config, damaged []byte, lastGoodByte int, what st
 	if got, _ := os.ReadFile(cfg.Snapshot); !bytes.Equal(got, damaged) {
 		t.Fatalf("%s: the refused file was changed", what)
 	}
+	return err
 }
 
 func TestSnapshotRefusesEveryTruncation(t *testing.T) {
@@ -188,6 +192,42 @@ func TestFenceMarkFile(t *testing.T) {
 				s.Close()
 			}
 			t.Fatalf("byte %d of the fence mark flipped: %v", i, err)
+		}
+	}
+}
+
+// A file whose frames all check out but whose end frame counts differ
+// from what it holds (a frame lost whole, or one too many) is refused.
+func TestSnapshotRefusesWrongCounts(t *testing.T) {
+	cfg := quietConfig(t.TempDir())
+	good := smallSnapshot(t, cfg)
+	fr := &frameReader{path: cfg.Snapshot, r: bufio.NewReader(bytes.NewReader(good)), size: int64(len(good)),
+		all: crc32.New(castagnoli), maxFrame: 1 << 20}
+	fr.read(make([]byte, snapshotHeader))
+	var endAt int64
+	var end []byte
+	for {
+		tag, p, off, err := fr.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tag == 'E' {
+			endAt, end = off, bytes.Clone(p)
+			break
+		}
+	}
+	fences, rest, _ := uvarint(end)
+	keys, sum, _ := uvarint(rest)
+	for _, c := range [][2]uint64{{fences + 1, keys}, {fences, keys - 1}, {fences, keys + 1}} {
+		var b bytes.Buffer
+		b.Write(good[:endAt])
+		fw := &frameWriter{w: bufio.NewWriter(&b), all: crc32.New(castagnoli)}
+		payload := binary.AppendUvarint(binary.AppendUvarint(nil, c[0]), c[1])
+		fw.frame('E', append(payload, sum...))
+		fw.w.Flush()
+		what := fmt.Sprintf("end frame counting %d fences and %d keys", c[0], c[1])
+		if err := refused(t, cfg, b.Bytes(), int(endAt), what); !strings.Contains(err.Error(), "counts") {
+			t.Errorf("%s: refused for another reason: %v", what, err)
 		}
 	}
 }
