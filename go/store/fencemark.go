@@ -39,6 +39,7 @@ type fenceMarks struct {
 	persist func(mark int64) error // nil: fences are not durable
 	block   int64
 	kick    chan struct{} // wakes the reserver; capacity 1
+	stopped chan struct{} // closed when the reserver exits; nil: none runs
 
 	mu     sync.Mutex
 	cond   sync.Cond
@@ -126,11 +127,13 @@ func (s *Store) DurableFences(persist func(mark int64) error, block int64) error
 	if err := s.reserveFences(); err != nil {
 		return err
 	}
+	fm.stopped = make(chan struct{})
 	go s.fenceReserver()
 	return nil
 }
 
 func (s *Store) fenceReserver() {
+	defer close(s.fm.stopped)
 	for {
 		select {
 		case <-s.stop:
@@ -171,7 +174,12 @@ func (s *Store) reserveFences() error {
 	}
 }
 
+// closeFences waits for a reservation in progress, so the mark is not
+// written after Close, and fails the acquisitions still waiting.
 func (s *Store) closeFences() {
+	if s.fm.stopped != nil {
+		<-s.fm.stopped
+	}
 	s.fm.mu.Lock()
 	s.fm.closed = true
 	s.fm.cond.Broadcast()
