@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"time"
+	"unsafe"
 
 	"github.com/ephpm/ephpm-kv/kv"
 	"github.com/ephpm/ephpm-kv/store"
@@ -80,7 +81,7 @@ func (s *Server) openSnapshot() error {
 // frameWriter writes frames, keeping the checksum of everything written.
 type frameWriter struct {
 	w    *bufio.Writer
-	all  hash.Hash32
+	all  uint32 // CRC-32C of everything written
 	buf  []byte
 	keys uint64
 	fncs uint64
@@ -88,32 +89,31 @@ type frameWriter struct {
 
 func (fw *frameWriter) write(b []byte) {
 	fw.w.Write(b)
-	fw.all.Write(b)
+	fw.all = crc32.Update(fw.all, castagnoli, b)
 }
 
-func (fw *frameWriter) frame(tag byte, payload ...[]byte) error {
+// frame assembles one frame in a reused buffer: one write, one checksum
+// pass each, whatever the number of parts.
+func (fw *frameWriter) frame(tag byte, parts ...[]byte) {
 	n := 0
-	for _, p := range payload {
+	for _, p := range parts {
 		n += len(p)
 	}
-	h := append(fw.buf[:0], tag)
-	h = binary.AppendUvarint(h, uint64(n))
-	fw.buf = h
-	sum := crc32.Update(0, castagnoli, h)
-	fw.write(h)
-	for _, p := range payload {
-		sum = crc32.Update(sum, castagnoli, p)
-		fw.write(p)
+	b := append(fw.buf[:0], tag)
+	b = binary.AppendUvarint(b, uint64(n))
+	for _, p := range parts {
+		b = append(b, p...)
 	}
-	fw.write(binary.LittleEndian.AppendUint32(nil, sum))
-	return nil
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	fw.buf = b
+	fw.write(b)
 }
 
 func (s *Server) saveSnapshot() error {
 	path := s.cfg.Snapshot
 	var keys uint64
 	err := writeFileAtomic(path, func(w *bufio.Writer) error {
-		fw := &frameWriter{w: w, all: crc32.New(castagnoli)}
+		fw := &frameWriter{w: w}
 		hdr := binary.LittleEndian.AppendUint32([]byte(snapshotMagic), snapshotVersion)
 		fw.write(binary.LittleEndian.AppendUint32(hdr, crc32.Checksum(hdr, castagnoli)))
 		fences := s.store.Fences()
@@ -133,7 +133,7 @@ func (s *Server) saveSnapshot() error {
 			}
 			kl := binary.AppendUvarint(hdrBuf[:0], uint64(len(k)))
 			n := len(kl)
-			fw.frame('K', kl, []byte(k), binary.AppendVarint(hdrBuf[n:n], at), v)
+			fw.frame('K', kl, unsafe.Slice(unsafe.StringData(k), len(k)), binary.AppendVarint(hdrBuf[n:n], at), v)
 			fw.keys++
 			return nil
 		})
@@ -142,7 +142,7 @@ func (s *Server) saveSnapshot() error {
 		}
 		end := binary.AppendUvarint(nil, fw.fncs)
 		end = binary.AppendUvarint(end, fw.keys)
-		end = binary.LittleEndian.AppendUint32(end, fw.all.Sum32())
+		end = binary.LittleEndian.AppendUint32(end, fw.all)
 		fw.frame('E', end)
 		keys = fw.keys
 		return nil

@@ -221,7 +221,7 @@ func TestSnapshotRefusesWrongCounts(t *testing.T) {
 	for _, c := range [][2]uint64{{fences + 1, keys}, {fences, keys - 1}, {fences, keys + 1}} {
 		var b bytes.Buffer
 		b.Write(good[:endAt])
-		fw := &frameWriter{w: bufio.NewWriter(&b), all: crc32.New(castagnoli)}
+		fw := &frameWriter{w: bufio.NewWriter(&b)}
 		payload := binary.AppendUvarint(binary.AppendUvarint(nil, c[0]), c[1])
 		fw.frame('E', append(payload, sum...))
 		fw.w.Flush()

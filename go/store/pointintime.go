@@ -53,7 +53,8 @@ func (it *item) asOf(e uint64) *item {
 }
 
 // Export calls fn for every entry live at the moment it is called, with its
-// value and remaining ttl (0 = no expiry), for snapshots. Writes made while
+// value (fn must not keep or modify it) and remaining ttl (0 = no expiry),
+// for snapshots. Writes made while
 // it runs are not in it; keys deleted or expired meanwhile may be, and a
 // TTL changed meanwhile may be the new one.
 func (s *Store) Export(fn func(key string, value []byte, ttl time.Duration) error) error {
@@ -75,7 +76,11 @@ func (s *Store) Export(fn func(key string, value []byte, ttl time.Duration) erro
 				return true
 			}
 		}
-		err = fn(key, it.plain(), ttl)
+		value := it.data // immutable once stored
+		if it.compressed {
+			value = it.plain()
+		}
+		err = fn(key, value, ttl)
 		return err == nil
 	})
 	return err
