@@ -133,7 +133,7 @@ func (s *Store) put(key string, it *item, opt *SetOptions, fence *int64, res *Se
 			s.replaced(old, live)
 		}
 		s.admit(it)
-		s.stamp(it, old, loaded)
+		s.stamp(key, it, old, loaded)
 		res.Stored = true
 		return it, xsync.UpdateOp
 	})
@@ -327,7 +327,7 @@ func (s *Store) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 			if loaded {
 				s.replaced(old, live)
 			}
-			s.stamp(it, old, loaded)
+			s.stamp(owned, it, old, loaded)
 			result = n
 			return it, xsync.UpdateOp
 		})

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/puzpuzpuz/xsync/v4"
 )
 
 // Export must be point-in-time: a snapshot holds the store as it was at one
@@ -14,60 +16,63 @@ import (
 // a client's acknowledged key missing from the snapshot while its later
 // keys were in it.
 //
-// So every item carries the epoch it was written in. Starting an export
-// closes epoch S (every write stamped S or earlier happened before it, as
-// the stamp is read under the bucket lock that Range also takes); items of
-// later epochs are skipped, and a write that replaces an item while the
-// export runs keeps the version the export must see in prev, like a
-// fork()ed Redis keeps the old pages. When the export ends the kept
-// versions are dropped. Until then they are not counted against the memory
-// limit: a snapshot of a store under heavy overwrites can briefly hold up
-// to twice its data.
+// So an export has a number, and a write made while it runs marks its item
+// with that number; the mark is set under the bucket lock Range also takes,
+// so every item Range sees unmarked was written before the export began.
+// Marked items are skipped; when a write replaces an unmarked item, the item
+// it replaces (the version the export must see) is kept aside, like a
+// fork()ed Redis keeps the old pages. When the export ends the marks are
+// cleared and the kept versions dropped. Until then they are not counted
+// against the memory limit: a snapshot of a store under heavy overwrites can
+// briefly hold up to twice its data. Outside exports a write pays one atomic
+// load.
 
-// snapshotEpoch is (epoch << 1) | exporting.
-type snapshotEpoch struct {
-	state atomic.Uint64
-	mu    sync.Mutex // one export at a time
+type snapshotState struct {
+	running atomic.Uint32                            // the running export's number; 0 = none
+	kept    atomic.Pointer[xsync.Map[string, *item]] // versions replaced during it
+	mu      sync.Mutex                               // one export at a time
+	last    uint32                                   // the last export's number
 }
 
-// stamp records the epoch of it, which replaces old (when loaded), under
-// the key's bucket lock.
-func (s *Store) stamp(it, old *item, loaded bool) {
-	st := s.snap.state.Load()
-	it.epoch = st >> 1
-	if st&1 != 0 && loaded {
-		if v := old.asOf(st>>1 - 1); v != nil {
-			v.prev.Store(nil) // an older export's leftover: not needed by this one
-			it.prev.Store(v)
+// stamp marks it, which replaces old (when loaded) at key, with the running
+// export, and keeps the version that export must see. It runs under the
+// key's bucket lock, before it is published.
+func (s *Store) stamp(key string, it, old *item, loaded bool) {
+	n := s.snap.running.Load()
+	if n == 0 {
+		return
+	}
+	it.export.Store(n)
+	if loaded && old.export.Load() != n {
+		if kept := s.snap.kept.Load(); kept != nil {
+			kept.LoadOrStore(key, old)
 		}
 	}
 }
 
-// asOf is the version of this entry that an export of epoch e sees, or nil
-// when the key was written (created) after e.
-func (it *item) asOf(e uint64) *item {
-	if it.epoch <= e {
-		return it
-	}
-	return it.prev.Load()
-}
-
 // Export calls fn for every entry live at the moment it is called, with its
 // value (fn must not keep or modify it) and remaining ttl (0 = no expiry),
-// for snapshots. Writes made while
-// it runs are not in it; keys deleted or expired meanwhile may be, and a
-// TTL changed meanwhile may be the new one.
+// for snapshots. Writes made while it runs are not in it; keys deleted or
+// expired meanwhile may be, and a TTL changed meanwhile may be the new one.
 func (s *Store) Export(fn func(key string, value []byte, ttl time.Duration) error) error {
-	s.snap.mu.Lock()
-	defer s.snap.mu.Unlock()
-	e := s.snap.state.Load() >> 1
-	s.snap.state.Store((e+1)<<1 | 1)
-	defer s.dropVersions(e + 1)
+	st := &s.snap
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.last++; st.last == 0 {
+		st.last = 1
+	}
+	n := st.last
+	kept := xsync.NewMap[string, *item]()
+	st.kept.Store(kept)
+	st.running.Store(n)
+	defer s.endExport()
 	var err error
-	s.m.Range(func(key string, cur *item) bool {
-		it := cur.asOf(e)
-		if it == nil {
-			return true
+	s.m.Range(func(key string, it *item) bool {
+		if it.export.Load() == n {
+			var ok bool
+			if it, ok = kept.Load(key); !ok {
+				return true // written (created) after the export began
+			}
 		}
 		d := it.deadline.Load()
 		var ttl time.Duration
@@ -86,13 +91,14 @@ func (s *Store) Export(fn func(key string, value []byte, ttl time.Duration) erro
 	return err
 }
 
-// dropVersions ends an export: writes stop keeping old versions, and the
-// ones kept are released.
-func (s *Store) dropVersions(next uint64) {
-	s.snap.state.Store(next << 1)
+// endExport stops marking and keeping, drops the kept versions and clears
+// the marks, so that none outlives its export (export numbers wrap).
+func (s *Store) endExport() {
+	s.snap.running.Store(0)
+	s.snap.kept.Store(nil)
 	s.m.RangeRelaxed(func(_ string, it *item) bool {
-		if it.prev.Load() != nil {
-			it.prev.Store(nil)
+		if it.export.Load() != 0 {
+			it.export.Store(0)
 		}
 		return true
 	})

@@ -79,11 +79,14 @@ func TestExportIsPointInTime(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	// Kept versions are dropped once the export ends.
+	// Kept versions are dropped and marks cleared once the export ends.
 	noErr(t, s.Export(func(string, []byte, time.Duration) error { return nil }))
+	if s.snap.kept.Load() != nil {
+		t.Fatal("old versions still kept after the export")
+	}
 	s.m.Range(func(k string, it *item) bool {
-		if it.prev.Load() != nil {
-			t.Fatalf("%s still keeps an old version", k)
+		if it.export.Load() != 0 {
+			t.Fatalf("%s still marked after the export", k)
 		}
 		return true
 	})

@@ -67,7 +67,7 @@ type Store struct {
 
 	fm     fenceMarks                // issues fences; never reset, not even by Flush
 	fences *xsync.Map[string, int64] // highest fence seen per resource
-	snap   snapshotEpoch             // point-in-time exports
+	snap   snapshotState             // point-in-time exports
 
 	reclaimMu sync.Mutex // one full reclaim at a time when the store is full
 	stop      chan struct{}
