@@ -9,10 +9,10 @@ require __DIR__ . '/server.inc';
 $sock = ephpm_test_server();
 $pid = $GLOBALS['ephpm_test_server_pid'][$sock];
 // Eight locks, then the server stops answering (SIGSTOP): each release
-// tried would wait the whole 0.5 s timeout.
+// tried waits the whole 0.5 s timeout and warns, so one warning is one wait
+// (before: 8 in a fatal error, 16 at a normal end, destructor and free).
 foreach (['fatal' => "trigger_error('giving up', E_USER_ERROR);", 'normal end' => ''] as $how => $end) {
     echo "== $how\n";
-    $t = microtime(true);
     echo ephpm_child("unix://$sock", <<<PHP
         \$locks = [];
         for (\$i = 0; \$i < 8; \$i++) {
@@ -24,10 +24,7 @@ foreach (['fatal' => "trigger_error('giving up', E_USER_ERROR);", 'normal end' =
         }
         $end
         PHP, ['ephpm.server_timeout' => '0.5']), "\n";
-    $took = microtime(true) - $t;
     exec("kill -CONT $pid");
-    // Before: 8 waits of 0.5 s. Generous: anything under 4 waits.
-    echo $took < 2.0 ? "did not wait for every lock\n" : "took $took s\n";
 }
 // Mid-request, a lock dropped while the store does not answer is tried
 // once (its destructor), not again when PHP frees it.
@@ -49,12 +46,10 @@ Fatal error: giving up in %s
 Warning: PHP Request Shutdown: Could not release lock "fatal %d" at the end of the request: %sin time%s
 
 Warning: PHP Request Shutdown: 7 more locks were not released at the end of the request: the store did not answer; they are freed when their TTL runs out in Unknown on line 0
-did not wait for every lock
 == normal end
 Warning: PHP Request Shutdown: Could not release lock "normal end %d" on destruction: %sin time%s
 
 Warning: PHP Request Shutdown: 7 more locks were not released at the end of the request: the store did not answer; they are freed when their TTL runs out in Unknown on line 0
-did not wait for every lock
 == unset
 Warning: Unknown: Could not release lock "dropped" on destruction: %sin time%s
 unset done
