@@ -111,6 +111,12 @@ func TestParseAddress(t *testing.T) {
 		{"http://x", "", "", `unknown scheme "http"`},
 		{"nonsense", "", "", "not an address"},
 		{"", "", "", "empty"},
+		{" /run/ephpm-kv.sock", "", "", "spaces around"},
+		{"/run/ephpm-kv.sock ", "", "", "spaces around"},
+		{"tcp://127.0.0.1:7379\n", "", "", "spaces around"},
+		{"127.0.0.1:+7379", "", "", "port must be a number"},
+		{"::1:7379", "", "", "in brackets"},
+		{"tcp://::1:7379", "", "", "in brackets"},
 	}
 	for _, c := range cases {
 		n, a, err := ParseAddress(c.in)
