@@ -234,9 +234,10 @@ ZEND_METHOD(Ephpm_Lock, run)
 	zend_call_function(&fci, &fcc);
 
 	/* Always release, also when $fn threw (a store error then chains).
-	 * ephpm_ops(), not the cached table: $fn may have forked. */
+	 * Not in a child $fn forked: the lock is the parent's, whose run()
+	 * releases it. */
 	ephpm_kv_error err;
-	const ephpm_kv_ops *ops = ephpm_ops();
+	const ephpm_kv_ops *ops = ephpm_library_forked() ? NULL : ephpm_ops();
 	if (ops && lock_release(lock_from(Z_OBJ(lock_zv)), ops, &err) < 0) {
 		ephpm_throw_store_error(&err);
 	}
