@@ -15,7 +15,7 @@ GO_SRC    := $(shell find go -name '*.go' -o -name '*.h' -o -name '*.c' -o -name
 EXT_SRC   := config.m4 $(wildcard ext/*.c ext/*.h) go/capi/ephpm_kv_ops.h
 ABI_TEST  := $(BUILD)/out/abi_stress
 
-.PHONY: all deps demo test test-go test-abi test-php test-fpm test-interop test-stubs test-valgrind bench stubs clean
+.PHONY: all deps demo test test-go test-abi test-php test-fpm test-interop test-stubs test-valgrind bench bench-sessions stubs clean
 
 all: deps $(LIB) $(EXT) $(SERVER)
 
@@ -98,6 +98,11 @@ bench: all
 	cd go && go test -run '^$$' -bench . -benchmem -count 5 ./store/ | tee ../$(BUILD)/out/go-bench.txt
 	$(PHP) -n -d extension=$(CURDIR)/$(EXT) -d extension=apcu -d apc.enable_cli=1 bench/lock_pair.php
 	bench/server.sh
+	bench/sessions.sh
+
+# Sessions end to end (nginx -> php-fpm): ephpm server mode next to phpredis.
+bench-sessions: all
+	bench/sessions.sh
 
 clean:
 	rm -rf $(BUILD)/out $(LIB) $(EXT) $(SERVER) $(BUILD)/*.h

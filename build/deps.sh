@@ -7,7 +7,7 @@ need=(php8.2-cli php8.2-dev php-parser gcc libc6-dev) # gcc: cgo and the extensi
 for extra in "$@"; do
   case "$extra" in
     demo) need+=(redis-tools) ;; # the server demo reads the lock with redis-cli
-    bench) need+=(php8.2-apcu php8.2-redis redis-server redis-tools) ;;
+    bench) need+=(php8.2-apcu php8.2-redis redis-server redis-tools php8.2-fpm php8.2-opcache nginx-light wrk) ;;
     valgrind) need+=(valgrind) ;;
     server-tests) need+=(php8.2-fpm libfcgi-bin php8.2-redis redis-tools) ;;
     *) echo "deps.sh: unknown extra '$extra'" >&2; exit 2 ;;

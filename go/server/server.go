@@ -33,6 +33,7 @@ type Config struct {
 	MaxBulk       int64       // bytes per bulk string, default max(store max value size, 64 KiB)
 	Snapshot      string      // snapshot file; "" = none
 	SnapshotEvery time.Duration
+	FenceBlock    int64 // fences reserved durably at a time (default store.DefaultFenceBlock)
 	Store         store.Config
 	Logger        *slog.Logger
 }
@@ -86,12 +87,10 @@ func New(cfg Config) (*Server, error) {
 		s.cfg.MaxBulk = max(s.store.Config().MaxValueSize, kv.MaxKeySize)
 	}
 	if cfg.Snapshot != "" {
-		n, err := s.loadSnapshot()
-		if err != nil {
+		if err := s.openSnapshot(); err != nil {
 			s.store.Close()
 			return nil, err
 		}
-		s.log.Info("snapshot loaded", "path", cfg.Snapshot, "keys", n)
 	}
 	return s, nil
 }
@@ -138,27 +137,6 @@ func (s *Server) Listen() ([]net.Addr, error) {
 		go s.snapshotLoop()
 	}
 	return addrs, nil
-}
-
-// listenUnix replaces a stale socket file (no server answers on it) and
-// sets the socket's mode.
-func listenUnix(path string, mode os.FileMode) (net.Listener, error) {
-	if _, err := os.Stat(path); err == nil {
-		if c, err := net.DialTimeout("unix", path, 100*time.Millisecond); err == nil {
-			c.Close()
-			return nil, fmt.Errorf("%s: another server is listening there", path)
-		}
-		os.Remove(path)
-	}
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.Chmod(path, mode); err != nil {
-		ln.Close()
-		return nil, err
-	}
-	return ln, nil
 }
 
 func (s *Server) add(ln net.Listener) {
@@ -225,9 +203,8 @@ func (s *Server) Close() error {
 	if s.cfg.Snapshot != "" {
 		err = s.saveSnapshot()
 	}
-	if s.cfg.Unix != "" {
-		os.Remove(s.cfg.Unix)
-	}
+	// Closing the unix listener removed its socket file; a path whose
+	// Listen was refused (a file, another server's socket) is not ours.
 	s.store.Close()
 	return err
 }
