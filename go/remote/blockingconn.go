@@ -145,6 +145,27 @@ func (c *blockingConn) partingReply(err error) error {
 	return &closedWithReply{Reply: line, Err: err}
 }
 
+// SyscallConn lets go-redis's pool look at an idle connection before it
+// reuses it (a non-blocking MSG_PEEK): one the server closed, because it
+// restarted since the last call, is dropped and redialled instead of
+// failing the next call with a broken pipe or EOF.
+func (c *blockingConn) SyscallConn() (syscall.RawConn, error) { return rawConn(c.fd), nil }
+
+// rawConn calls f once: the socket is blocking, there is no poller to wait
+// for readiness with, so an f that asks to wait is an error.
+type rawConn int
+
+var errWouldWait = errors.New("blocking socket: cannot wait for readiness")
+
+func (r rawConn) Control(f func(uintptr)) error { f(uintptr(r)); return nil }
+func (r rawConn) Read(f func(uintptr) bool) error {
+	if !f(uintptr(r)) {
+		return errWouldWait
+	}
+	return nil
+}
+func (r rawConn) Write(f func(uintptr) bool) error { return r.Read(f) }
+
 func (c *blockingConn) Close() error                     { return syscall.Close(c.fd) }
 func (c *blockingConn) LocalAddr() net.Addr              { return c.local }
 func (c *blockingConn) RemoteAddr() net.Addr             { return c.remote }
