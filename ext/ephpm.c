@@ -134,6 +134,13 @@ static PHP_MINIT_FUNCTION(ephpm)
 	return SUCCESS;
 }
 
+/* A lock freed after the last request's RSHUTDOWN may have left this set. */
+static PHP_RINIT_FUNCTION(ephpm)
+{
+	EPHPM_G(end_unreleased) = 0;
+	return SUCCESS;
+}
+
 /* After a fatal error or max_execution_time PHP skips destructors: the
  * request's locks still held are released here instead of blocking others
  * for their whole TTL. */
@@ -199,7 +206,7 @@ zend_module_entry ephpm_module_entry = {
 	ext_functions,
 	PHP_MINIT(ephpm),
 	PHP_MSHUTDOWN(ephpm),
-	NULL,
+	PHP_RINIT(ephpm),
 	PHP_RSHUTDOWN(ephpm),
 	PHP_MINFO(ephpm),
 	PHP_EPHPM_VERSION,

@@ -59,6 +59,11 @@ const char *ephpm_library_path(void)
 	return default_path;
 }
 
+bool ephpm_library_forked(void)
+{
+	return forked_after_load;
+}
+
 const char *ephpm_library_state(void)
 {
 	if (forked_after_load) {

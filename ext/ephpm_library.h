@@ -17,6 +17,10 @@ static zend_always_inline const ephpm_kv_ops *ephpm_ops(void)
 	return EXPECTED(ops != NULL) ? ops : ephpm_library_load();
 }
 
+/* Whether this process forked after the library started in its parent:
+ * what it holds (locks, a session lock) is the parent's. */
+bool ephpm_library_forked(void);
+
 /* Turns a store error into Ephpm\KvException, with a hint at the fix. */
 void ephpm_throw_store_error(const ephpm_kv_error *err);
 

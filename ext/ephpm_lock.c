@@ -93,44 +93,47 @@ static int lock_release(ephpm_lock *lock, const ephpm_kv_ops *ops, ephpm_kv_erro
 	return rc;
 }
 
-/* A forgotten release() or an exception must not hold the lock until it
- * expires. Never loads the library here: if it is not loaded, this process
- * forked after acquiring and cannot reach the store. */
-static void lock_dtor(zend_object *obj)
-{
-	ephpm_lock *lock = lock_from(obj);
-	const ephpm_kv_ops *ops = ephpm_library_ops;
-	zend_objects_destroy_object(obj);
-	if (!lock->released && ops) {
-		ephpm_kv_error err;
-		if (lock_release(lock, ops, &err) < 0) {
-			php_error_docref(NULL, E_WARNING, "Could not release lock \"%s\" on destruction: %s",
-				ZSTR_VAL(LOCK_NAME(lock)), err.message);
-		}
-	}
-}
-
-/* A lock PHP is done with whose destructor did not run: after a fatal
- * error or max_execution_time PHP skips destructors but still frees
- * objects, some before RSHUTDOWN (globals), some after it. Never loads the
+/* Releases a lock PHP is done with, from its destructor or after PHP
+ * skipped that: after a fatal error or max_execution_time PHP skips
+ * destructors but still frees objects, some before RSHUTDOWN (globals),
+ * some after it. One attempt only (a failure is a warning, then the TTL
+ * frees the lock). At the end of a request, once the store did not answer
+ * (ephpm.server_timeout), the rest are not tried: each would wait as long,
+ * holding the worker for locks their TTL frees anyway. Never loads the
  * library: without it, this process forked after the lock was taken, and
  * the lock is the parent's to release. */
-static void release_abandoned(ephpm_lock *lock)
+static void release_unused(ephpm_lock *lock, const char *when)
 {
 	const ephpm_kv_ops *ops = ephpm_library_ops;
-	ephpm_kv_error err;
-	if (!lock->released && ops && lock_release(lock, ops, &err) < 0) {
-		php_error_docref(NULL, E_WARNING, "Could not release lock \"%s\" at the end of the request: %s",
-			ZSTR_VAL(LOCK_NAME(lock)), err.message);
+	if (!lock->released && ops) {
+		bool ending = EG(flags) & EG_FLAGS_IN_SHUTDOWN;
+		ephpm_kv_error err;
+		if (ending && EPHPM_G(end_unreleased)) {
+			EPHPM_G(end_unreleased)++;
+		} else if (lock_release(lock, ops, &err) < 0) {
+			php_error_docref(NULL, E_WARNING, "Could not release lock \"%s\" %s: %s",
+				ZSTR_VAL(LOCK_NAME(lock)), when, err.message);
+			if (ending && err.code == EPHPM_KV_E_UNAVAILABLE) {
+				EPHPM_G(end_unreleased) = 1;
+			}
+		}
 	}
 	untrack(lock);
+}
+
+/* A forgotten release() or an exception must not hold the lock until it
+ * expires. */
+static void lock_dtor(zend_object *obj)
+{
+	zend_objects_destroy_object(obj);
+	release_unused(lock_from(obj), "on destruction");
 }
 
 static void lock_free(zend_object *obj)
 {
 	ephpm_lock *lock = lock_from(obj);
 	if (lock->tracked) {
-		release_abandoned(lock);
+		release_unused(lock, "at the end of the request");
 	}
 	zend_object_std_dtor(obj);
 }
@@ -138,8 +141,13 @@ static void lock_free(zend_object *obj)
 void ephpm_lock_release_held(void)
 {
 	while (EPHPM_G(held_locks)) {
-		release_abandoned(EPHPM_G(held_locks));
+		release_unused(EPHPM_G(held_locks), "at the end of the request");
 	}
+	if (EPHPM_G(end_unreleased) > 1) {
+		php_error_docref(NULL, E_WARNING, "%ld more locks were not released at the end of the request: the store "
+			"did not answer; they are freed when their TTL runs out", (long)EPHPM_G(end_unreleased) - 1);
+	}
+	EPHPM_G(end_unreleased) = 0;
 }
 
 /* Acquires name; on success return_value holds the new Lock. Returns false
@@ -226,9 +234,10 @@ ZEND_METHOD(Ephpm_Lock, run)
 	zend_call_function(&fci, &fcc);
 
 	/* Always release, also when $fn threw (a store error then chains).
-	 * ephpm_ops(), not the cached table: $fn may have forked. */
+	 * Not in a child $fn forked: the lock is the parent's, whose run()
+	 * releases it. */
 	ephpm_kv_error err;
-	const ephpm_kv_ops *ops = ephpm_ops();
+	const ephpm_kv_ops *ops = ephpm_library_forked() ? NULL : ephpm_ops();
 	if (ops && lock_release(lock_from(Z_OBJ(lock_zv)), ops, &err) < 0) {
 		ephpm_throw_store_error(&err);
 	}

@@ -260,7 +260,11 @@ PS_CLOSE_FUNC(ephpm)
 	if (!session) {
 		return SUCCESS;
 	}
-	if (session->lock_key) {
+	if (session->lock_key && ephpm_library_forked()) {
+		/* the parent's lock: it releases it, this child only forgets it */
+		zend_string_release(session->lock_key);
+		session->lock_key = NULL;
+	} else if (session->lock_key) {
 		const ephpm_kv_ops *ops = ephpm_ops();
 		result = ops ? release_lock(ops, session) : FAILURE;
 		if (session->lock_key) {
@@ -365,6 +369,11 @@ PS_VALIDATE_SID_FUNC(ephpm)
 
 PS_UPDATE_TIMESTAMP_FUNC(ephpm)
 {
+	if (ephpm_library_forked()) {
+		/* Unchanged data in a child forked with the session open: the
+		 * parent keeps it alive; failing here would be noise at exit. */
+		return SUCCESS;
+	}
 	const ephpm_kv_ops *ops = ephpm_ops();
 	if (!ops || renew_lock(ops, PS_GET_MOD_DATA(), key) == FAILURE) {
 		return FAILURE;

@@ -21,6 +21,7 @@ ZEND_BEGIN_MODULE_GLOBALS(ephpm)
 	double session_lock_wait;
 	bool session_lock_timeout_fail; /* ephpm.session_lock_timeout = fail */
 	struct ephpm_lock *held_locks;  /* this request's acquired, unreleased Ephpm\Lock objects */
+	zend_long end_unreleased;       /* at request end: 0, or 1 + locks not tried after the store did not answer */
 ZEND_END_MODULE_GLOBALS(ephpm)
 
 ZEND_EXTERN_MODULE_GLOBALS(ephpm)

@@ -22,9 +22,28 @@ echo ephpm_child($server, <<<'PHP'
         echo "after a child's $how: ", $lock->isAcquired() ? 'still ours' : 'lost', "\n";
     }
     var_dump($lock->release());
+    // Forked inside run(): the child's run() returns without releasing
+    // (and without an exception); the parent's releases.
+    $parent = getmypid();
+    Ephpm\Lock::run('job', function () {
+        $pid = pcntl_fork();
+        if ($pid === 0) {
+            return;
+        }
+        pcntl_waitpid($pid, $status);
+        echo "after a child's run(): ", ephpm_kv_exists('job') ? 'still ours' : 'lost', "\n";
+    });
+    if (getmypid() !== $parent) {
+        echo "child: run() returned\n";
+        exit(0);
+    }
+    echo "parent's run() returned: ", ephpm_kv_exists('job') ? 'held' : 'free', "\n";
     PHP), "\n";
 ?>
 --EXPECTF--
 %Aafter a child's exit: still ours
 %Aafter a child's fatal: still ours
 bool(true)
+child: run() returned
+after a child's run(): still ours
+parent's run() returned: free

@@ -26,8 +26,9 @@ define('EPHPM_SO', realpath(__DIR__ . '/../build/ephpm.so'));
 echo child('var_dump(ephpm_kv_setnx("lock", "process-1", 30));'), "\n";
 echo child('var_dump(ephpm_kv_setnx("lock", "process-2", 30), ephpm_kv_get("lock"));'), "\n";
 echo child('var_dump(ephpm_kv_del_if_eq("lock", "process-2"), ephpm_kv_del_if_eq("lock", "process-1"));'), "\n";
-echo child('echo Ephpm\Lock::acquire("job")->fence, "\n";'), "\n";
-echo child('echo Ephpm\Lock::acquire("job")->fence, "\n";'), "\n";
+$first = child('echo Ephpm\Lock::acquire("job")->fence;');
+$second = child('echo Ephpm\Lock::acquire("job")->fence;');
+var_dump(preg_match('/^[0-9]+$/', $first) && $second > $first); // one counter for both processes
 proc_terminate($server);
 proc_close($server);
 @unlink($sock);
@@ -39,5 +40,4 @@ bool(false)
 string(9) "process-1"
 bool(false)
 bool(true)
-1
-2
+bool(true)

@@ -25,6 +25,10 @@ func ParseAddress(url string) (network, addr string, err error) {
 	switch {
 	case url == "":
 		return bad("empty")
+	case strings.TrimSpace(url) != url:
+		// a path may hold spaces, but one at either end is a typo that
+		// would only show later as "no such file"
+		return bad("spaces around the address")
 	case strings.HasPrefix(url, "unix:"):
 		path := strings.TrimPrefix(url, "unix:")
 		if rest, ok := strings.CutPrefix(path, "//"); ok {
@@ -65,12 +69,15 @@ func unixAddress(path string, bad func(string) (string, string, error)) (string,
 func tcpAddress(hostport string, bad func(string) (string, string, error)) (string, string, error) {
 	host, port, err := net.SplitHostPort(hostport)
 	if err != nil {
+		if strings.Count(hostport, ":") > 1 && !strings.HasPrefix(hostport, "[") {
+			return bad("an IPv6 address goes in brackets ([::1]:7379)")
+		}
 		return bad("expected host:port (" + err.Error() + ")")
 	}
 	if host == "" {
 		return bad("the host is missing (tcp://127.0.0.1:7379)")
 	}
-	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || port[0] < '0' || port[0] > '9' {
 		return bad("the port must be a number from 1 to 65535")
 	}
 	return "tcp", hostport, nil

@@ -230,6 +230,24 @@ func (c *blockingConn) partingReply(err error) error {
 	return &closedWithReply{Reply: line, Err: err}
 }
 
+// closedByPeer reports, without blocking, whether an idle connection can
+// no longer carry a command: the server closed it (it restarted since the
+// last call) or left something unasked-for in it (a parting error reply).
+// A non-blocking MSG_PEEK, so nothing is consumed.
+func (c *blockingConn) closedByPeer() bool {
+	var b [1]byte
+	for {
+		_, _, errno := syscall.RawSyscall6(syscall.SYS_RECVFROM, uintptr(c.fd), uintptr(unsafe.Pointer(&b[0])), 1,
+			syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
+		if errno == syscall.EINTR {
+			continue
+		}
+		// EAGAIN: open with nothing pending, the normal case. Otherwise
+		// 0 bytes (closed), a byte (out of step) or an error.
+		return errno != syscall.EAGAIN
+	}
+}
+
 func (c *blockingConn) Close() error                     { return syscall.Close(c.fd) }
 func (c *blockingConn) LocalAddr() net.Addr              { return c.local }
 func (c *blockingConn) RemoteAddr() net.Addr             { return c.remote }

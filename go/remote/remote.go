@@ -87,7 +87,12 @@ func (e *Engine) Close() error {
 // first attempt as "held".
 func (e *Engine) connect() (*client, error) {
 	if e.cl != nil {
-		return e.cl, nil
+		if !e.cl.stale() {
+			return e.cl, nil
+		}
+		// Closed by a server that restarted since the last call: nothing
+		// of this call was sent, so dialing again is not a retry.
+		e.drop()
 	}
 	nc, err := dialBlocking(e.network, e.dialAddr, e.timeout, e.raw)
 	if err != nil {

@@ -111,6 +111,12 @@ func TestParseAddress(t *testing.T) {
 		{"http://x", "", "", `unknown scheme "http"`},
 		{"nonsense", "", "", "not an address"},
 		{"", "", "", "empty"},
+		{" /run/ephpm-kv.sock", "", "", "spaces around"},
+		{"/run/ephpm-kv.sock ", "", "", "spaces around"},
+		{"tcp://127.0.0.1:7379\n", "", "", "spaces around"},
+		{"127.0.0.1:+7379", "", "", "port must be a number"},
+		{"::1:7379", "", "", "in brackets"},
+		{"tcp://::1:7379", "", "", "in brackets"},
 	}
 	for _, c := range cases {
 		n, a, err := ParseAddress(c.in)
@@ -408,5 +414,39 @@ func TestProtocolErrorReplies(t *testing.T) {
 	}
 	if !keepsConnection(replyError("ERR value is not an integer or out of range")) {
 		t.Error("a plain error reply drops the connection")
+	}
+}
+
+// A server restarted between two calls (a deploy, a crash and a restart)
+// leaves every client's pooled connection closed. The next call must not
+// fail: nothing of it reached the old server, and the new one is up.
+func TestFirstCallAfterServerRestartWorks(t *testing.T) {
+	for _, network := range []string{"unix", "tcp"} {
+		t.Run(network, func(t *testing.T) {
+			cfg := server.Config{Unix: filepath.Join(t.TempDir(), "kv.sock"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+			if network == "tcp" {
+				cfg.TCP = "127.0.0.1:0"
+			}
+			s := must(server.New(cfg))
+			addrs := must(s.Listen())
+			url := "unix://" + cfg.Unix
+			if network == "tcp" {
+				url = "tcp://" + addrs[1].String()
+				cfg.TCP = addrs[1].String()
+			}
+			e := newEngine(t, url, "", 500*time.Millisecond)
+			for i := 0; i < 3; i++ {
+				if err := e.Set("k", []byte("v"), 0); err != nil {
+					t.Fatal(err)
+				}
+				s.Close()
+				s = must(server.New(cfg))
+				must(s.Listen())
+				if ok, err := e.SetNX("lock", []byte("token"), time.Minute); err != nil || !ok {
+					t.Fatalf("restart %d: first call after the restart: %v, %v", i, ok, err)
+				}
+			}
+			s.Close()
+		})
 	}
 }

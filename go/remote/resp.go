@@ -31,6 +31,17 @@ func newClient(nc net.Conn) *client {
 	return &client{nc: nc, in: make([]byte, readBufSize)}
 }
 
+// stale: the server closed the connection while it was idle, or left
+// something unasked-for in it. Replies are read whole, so anything unread
+// here was not asked for.
+func (c *client) stale() bool {
+	if c.r != c.w {
+		return true
+	}
+	bc, ok := c.nc.(*blockingConn)
+	return ok && bc.closedByPeer()
+}
+
 // command starts a command of n arguments (the name counts).
 func (c *client) command(n int) {
 	c.out = append(c.out, '*')

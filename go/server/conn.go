@@ -122,7 +122,6 @@ func (s *Server) acceptLoop(ln net.Listener) {
 			} else {
 				delay = min(2*delay, time.Second)
 			}
-			s.acceptBackoffs.Add(1)
 			time.Sleep(delay)
 			continue
 		}

@@ -22,23 +22,26 @@ const Version = "0.1.0"
 
 // Config sets up a Server. Zero fields take the defaults noted.
 type Config struct {
-	Unix       string      // unix socket path; "" = none
-	UnixMode   os.FileMode // default 0660
-	TCP        string      // host:port; "" = none
-	Password   string      // AUTH password; required for a non-loopback TCP address
-	MaxClients int         // default 10000
-	MaxArgs    int         // elements per command, default 65536
-	MaxBulk    int64       // bytes per bulk string, default max(store max value size, 64 KiB)
+	Unix          string      // unix socket path; "" = none
+	UnixMode      os.FileMode // default 0660
+	TCP           string      // host:port; "" = none
+	Password      string      // AUTH password; required for a non-loopback TCP address
+	MaxClients    int         // default 10000
+	MaxArgs       int         // elements per command, default 65536
+	MaxBulk       int64       // bytes per bulk string, default max(store max value size, 64 KiB)
+	Snapshot      string      // snapshot file; "" = none
+	SnapshotEvery time.Duration
+	FenceBlock    int64 // fences reserved durably at a time (default store.DefaultFenceBlock)
+	Store         store.Config
+	Logger        *slog.Logger
+
 	// MaxCommandSize caps the bytes of one command, framing included:
-	// default max(4 MiB, MaxBulk+64 KiB), room for MSET of three 1 MiB values.
+	// default 4 MiB (MSET of three 1 MiB values), or more if needed for a
+	// SET of a MaxBulk value with a key of kv.MaxKeySize.
 	MaxCommandSize int64
 	// ClientWriteTimeout closes a client whose reply write has been blocked
 	// this long (it does not read what it asked for); default 60 s.
 	ClientWriteTimeout time.Duration
-	Snapshot           string // snapshot file; "" = none
-	SnapshotEvery      time.Duration
-	Store              store.Config
-	Logger             *slog.Logger
 }
 
 // Server is a running ephpm-kv server.
@@ -62,7 +65,6 @@ type Server struct {
 
 	clients, totalConns, totalCmds, rejectedConns atomic.Int64
 	queryLimitDrops, outputLimitDrops             atomic.Int64 // clients closed for a limit
-	acceptBackoffs                                atomic.Int64
 	stopSnap                                      chan struct{}
 	snapDone                                      chan struct{}
 }
@@ -97,17 +99,15 @@ func New(cfg Config) (*Server, error) {
 		s.cfg.MaxBulk = max(s.store.Config().MaxValueSize, kv.MaxKeySize)
 	}
 	if s.cfg.MaxCommandSize <= 0 {
-		s.cfg.MaxCommandSize = max(4<<20, s.cfg.MaxBulk+64<<10)
+		s.cfg.MaxCommandSize = max(4<<20, s.cfg.MaxBulk+kv.MaxKeySize+4<<10)
 	}
 	s.limits = limits{maxArgs: s.cfg.MaxArgs, maxBulk: s.cfg.MaxBulk, maxCommand: s.cfg.MaxCommandSize, maxInline: 64 << 10}
 	s.preAuth = preAuthLimits(s.limits)
 	if cfg.Snapshot != "" {
-		n, err := s.loadSnapshot()
-		if err != nil {
+		if err := s.openSnapshot(); err != nil {
 			s.store.Close()
 			return nil, err
 		}
-		s.log.Info("snapshot loaded", "path", cfg.Snapshot, "keys", n)
 	}
 	return s, nil
 }
@@ -158,27 +158,6 @@ func (s *Server) Listen() ([]net.Addr, error) {
 	return addrs, nil
 }
 
-// listenUnix replaces a stale socket file (no server answers on it) and
-// sets the socket's mode.
-func listenUnix(path string, mode os.FileMode) (net.Listener, error) {
-	if _, err := os.Stat(path); err == nil {
-		if c, err := net.DialTimeout("unix", path, 100*time.Millisecond); err == nil {
-			c.Close()
-			return nil, fmt.Errorf("%s: another server is listening there", path)
-		}
-		os.Remove(path)
-	}
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.Chmod(path, mode); err != nil {
-		ln.Close()
-		return nil, err
-	}
-	return ln, nil
-}
-
 func (s *Server) add(ln net.Listener) {
 	s.mu.Lock()
 	s.sockets = append(s.sockets, ln)
@@ -222,9 +201,8 @@ func (s *Server) Close() error {
 	if s.cfg.Snapshot != "" {
 		err = s.saveSnapshot()
 	}
-	if s.cfg.Unix != "" {
-		os.Remove(s.cfg.Unix)
-	}
+	// Closing the unix listener removed its socket file; a path whose
+	// Listen was refused (a file, another server's socket) is not ours.
 	s.store.Close()
 	return err
 }

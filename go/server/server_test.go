@@ -191,7 +191,7 @@ func TestCommands(t *testing.T) {
 			cmd("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?", "AUTH", "x"),
 		},
 		"ephpm commands": {
-			cmd("1", "EPHPM.SETNXFENCED", "lock", "tok", "60000"), cmd("0", "EPHPM.SETNXFENCED", "lock", "tok2", "60000"),
+			cmd("*", "EPHPM.SETNXFENCED", "lock", "tok", "60000"), cmd("0", "EPHPM.SETNXFENCED", "lock", "tok2", "60000"), // * a fence: µs clock or more
 			cmd("1", "EPHPM.FENCE", "res", "5"), cmd("0", "EPHPM.FENCE", "res", "4"),
 			cmd("1", "EPHPM.PEXPIREIFEQ", "lock", "tok", "30000"), cmd("0", "EPHPM.PEXPIREIFEQ", "lock", "bad", "30000"),
 			cmd("29999*", "EPHPM.PTTLIFEQ", "lock", "tok"), cmd("-2", "EPHPM.PTTLIFEQ", "lock", "bad"),
@@ -326,9 +326,9 @@ func TestSnapshotSurvivesRestart(t *testing.T) {
 	runSteps(t, rc, []step{
 		cmd("OK", "SET", "session:1", "data"), cmd("OK", "SET", "lock", "tok", "EX", "100"),
 		cmd("OK", "SET", "short", "v", "PX", "50"), cmd("OK", "SET", "bin\x00key", strings.Repeat("\x00\xff", 2000)),
-		cmd("1", "EPHPM.SETNXFENCED", "job", "t", "60000"), cmd("1", "EPHPM.FENCE", "invoices", "1"),
-		cmd("1", "DEL", "job"),
 	})
+	fence, _ := strconv.ParseInt(rc.do("EPHPM.SETNXFENCED", "job", "t", "60000"), 10, 64)
+	runSteps(t, rc, []step{cmd("1", "EPHPM.FENCE", "invoices", strconv.FormatInt(fence, 10)), cmd("1", "DEL", "job")})
 	rc.c.Close()
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -336,14 +336,17 @@ func TestSnapshotSurvivesRestart(t *testing.T) {
 	time.Sleep(60 * time.Millisecond) // "short" expires while the server is down
 
 	_, addr = startServer(t, cfg)
-	runSteps(t, dial(t, "unix", addr), []step{
+	rc2 := dial(t, "unix", addr)
+	runSteps(t, rc2, []step{
 		cmd(`"data"`, "GET", "session:1"), cmd("-1", "TTL", "session:1"),
 		cmd("100", "TTL", "lock"), cmd("(nil)", "GET", "short"),
 		cmd(strconv.Quote(strings.Repeat("\x00\xff", 2000)), "GET", "bin\x00key"),
 		cmd("3", "DBSIZE"),
-		cmd("2", "EPHPM.SETNXFENCED", "job", "t", "60000"), // fences do not restart at 1
-		cmd("0", "EPHPM.FENCE", "invoices", "0"),           // and the resource still refuses stale ones
+		cmd("0", "EPHPM.FENCE", "invoices", strconv.FormatInt(fence-1, 10)), // the resource still refuses stale fences
 	})
+	if next, _ := strconv.ParseInt(rc2.do("EPHPM.SETNXFENCED", "job", "t", "60000"), 10, 64); next <= fence {
+		t.Fatalf("fence %d after a restart, %d before it", next, fence)
+	}
 }
 
 func TestSnapshotRefusesGarbage(t *testing.T) {
@@ -353,8 +356,8 @@ func TestSnapshotRefusesGarbage(t *testing.T) {
 	if _, err := New(Config{Unix: filepath.Join(dir, "kv.sock"), Snapshot: path}); err == nil {
 		t.Fatal("loaded a file that is not a snapshot")
 	}
-	writeFile(t, path, "EPHPMKV2\x00\x00\x05\x05\x00abc") // truncated record
-	if _, err := New(Config{Unix: filepath.Join(dir, "kv.sock"), Snapshot: path}); err == nil || !strings.Contains(err.Error(), "truncated") {
-		t.Fatalf("truncated snapshot: %v", err)
+	writeFile(t, path, "EPHPMKV2\x00\x00\x05\x05\x00abc") // format 2 had no checksums
+	if _, err := New(Config{Unix: filepath.Join(dir, "kv.sock"), Snapshot: path}); err == nil || !strings.Contains(err.Error(), "older") {
+		t.Fatalf("format 2 snapshot: %v", err)
 	}
 }

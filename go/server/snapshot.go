@@ -5,118 +5,356 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
+	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
+	"unsafe"
 
+	"github.com/ephpm/ephpm-kv/kv"
 	"github.com/ephpm/ephpm-kv/store"
 )
 
-// Snapshot file: magic; the fence counter; the fence records (count, then
-// resource and highest fence each), so fences never go backwards across a
-// restart; then records of key, value and absolute expiry in Unix
-// milliseconds (0 = none): wall time survives a restart, the store's
-// monotonic deadlines do not. Written to a temp file and renamed into place.
+// Snapshot file, format 3, all integers little-endian or varints:
+//
+//	header  "EPHPMKVS", version (uint32), CRC-32C of those 12 bytes (uint32)
+//	frames  tag (byte), payload length (uvarint), payload,
+//	        CRC-32C of tag, length and payload (uint32)
+//	  'M'   once, first: fence counter (varint), written at (Unix ms, varint)
+//	  'F'   per resource: name length (uvarint), name, highest fence (varint)
+//	  'K'   per key: key length (uvarint), key, expiry (Unix ms, 0 = none;
+//	        varint), value (the rest)
+//	  'E'   last: F and K frame counts (uvarints), CRC-32C of every byte
+//	        before this frame (uint32); nothing may follow it
+//
+// Every frame is checked on its own, so a damaged file is refused naming
+// the offset of the first frame that fails; the end frame's counts and
+// whole-file checksum catch frames lost or added whole. Expiry is wall-clock
+// time: it survives a restart, the store's monotonic deadlines do not.
+//
+// The file is written to a temp file beside it and renamed into place with
+// fsyncs around the rename (writeFileAtomic), and is checked to be writable
+// at startup. A file that fails verification stops the server before it
+// serves anything, so an empty store never overwrites it.
 
-var snapshotMagic = []byte("EPHPMKV2")
+const (
+	snapshotMagic   = "EPHPMKVS"
+	snapshotVersion = 3
+	snapshotHeader  = 16
+)
 
-func (s *Server) saveSnapshot() error {
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// openSnapshot runs at start when --snapshot is set: it removes temp files
+// a crash left, checks that the file can be written, loads it (verified)
+// and makes fences durable beside it.
+func (s *Server) openSnapshot() error {
 	path := s.cfg.Snapshot
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".ephpm-kv-snapshot-*")
+	if err := checkWritable(path); err != nil {
+		return err
+	}
+	if err := errors.Join(removeStaleTemps(path), removeStaleTemps(fencePath(path))); err != nil {
+		return fmt.Errorf("removing stale snapshot temp files: %w", err)
+	}
+	mark, err := readFenceMark(fencePath(path))
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriter(tmp)
-	w.Write(snapshotMagic)
-	fences := s.store.Fences()
-	w.Write(binary.AppendVarint(nil, fences.Counter))
-	w.Write(binary.AppendUvarint(nil, uint64(len(fences.Highest))))
-	for resource, fence := range fences.Highest {
-		w.Write(binary.AppendUvarint(nil, uint64(len(resource))))
-		w.WriteString(resource)
-		w.Write(binary.AppendVarint(nil, fence))
-	}
-	n := 0
-	now := time.Now()
-	err = s.store.Export(func(k string, v []byte, ttl time.Duration) error {
-		var at int64
-		if ttl > 0 {
-			at = now.Add(ttl).UnixMilli() + 1
-		}
-		var hdr [binary.MaxVarintLen64 * 3]byte
-		h := binary.AppendUvarint(hdr[:0], uint64(len(k)))
-		h = binary.AppendUvarint(h, uint64(len(v)))
-		h = binary.AppendVarint(h, at)
-		w.Write(h)
-		w.WriteString(k)
-		_, err := w.Write(v)
-		n++
-		return err
-	})
-	if err == nil {
-		err = w.Flush()
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
+	n, err := s.loadSnapshot()
 	if err != nil {
-		return fmt.Errorf("writing snapshot %s: %w", path, err)
+		return err
 	}
-	s.log.Info("snapshot saved", "path", path, "keys", n)
+	if err := s.store.RestoreFences(store.FenceState{Counter: mark}); err != nil {
+		return err
+	}
+	if err := s.store.DurableFences(func(mark int64) error {
+		return writeFenceMark(fencePath(path), mark)
+	}, s.cfg.FenceBlock); err != nil {
+		return fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	s.log.Info("snapshot loaded", "path", path, "keys", n)
 	return nil
 }
 
+// frameWriter writes frames, keeping the checksum of everything written.
+type frameWriter struct {
+	w    *bufio.Writer
+	all  uint32 // CRC-32C of everything written
+	buf  []byte
+	keys uint64
+	fncs uint64
+}
+
+func (fw *frameWriter) write(b []byte) {
+	fw.w.Write(b)
+	fw.all = crc32.Update(fw.all, castagnoli, b)
+}
+
+// frame assembles one frame in a reused buffer: one write, one checksum
+// pass each, whatever the number of parts.
+func (fw *frameWriter) frame(tag byte, parts ...[]byte) {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	b := append(fw.buf[:0], tag)
+	b = binary.AppendUvarint(b, uint64(n))
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	fw.buf = b
+	fw.write(b)
+}
+
+func (s *Server) saveSnapshot() error {
+	path := s.cfg.Snapshot
+	var keys uint64
+	err := writeFileAtomic(path, func(w *bufio.Writer) error {
+		fw := &frameWriter{w: w}
+		hdr := binary.LittleEndian.AppendUint32([]byte(snapshotMagic), snapshotVersion)
+		fw.write(binary.LittleEndian.AppendUint32(hdr, crc32.Checksum(hdr, castagnoli)))
+		fences := s.store.Fences()
+		meta := binary.AppendVarint(nil, fences.Counter)
+		fw.frame('M', binary.AppendVarint(meta, time.Now().UnixMilli()))
+		for resource, fence := range fences.Highest {
+			h := binary.AppendUvarint(nil, uint64(len(resource)))
+			fw.frame('F', h, []byte(resource), binary.AppendVarint(nil, fence))
+			fw.fncs++
+		}
+		now := time.Now()
+		var hdrBuf [2 * binary.MaxVarintLen64]byte
+		err := s.store.Export(func(k string, v []byte, ttl time.Duration) error {
+			var at int64
+			if ttl > 0 {
+				at = now.Add(ttl).UnixMilli() + 1
+			}
+			kl := binary.AppendUvarint(hdrBuf[:0], uint64(len(k)))
+			n := len(kl)
+			fw.frame('K', kl, unsafe.Slice(unsafe.StringData(k), len(k)), binary.AppendVarint(hdrBuf[n:n], at), v)
+			fw.keys++
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		end := binary.AppendUvarint(nil, fw.fncs)
+		end = binary.AppendUvarint(end, fw.keys)
+		end = binary.LittleEndian.AppendUint32(end, fw.all)
+		fw.frame('E', end)
+		keys = fw.keys
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("writing snapshot %s: %w", path, err)
+	}
+	s.log.Info("snapshot saved", "path", path, "keys", keys)
+	return nil
+}
+
+// snapshotError names the file and the offset of the first bad byte range.
+type snapshotError struct {
+	path string
+	off  int64
+	what string
+}
+
+func (e *snapshotError) Error() string {
+	return fmt.Sprintf("snapshot %s is damaged at byte %d: %s; refusing to start (the file is left as it is: "+
+		"restore a good copy, or move it away to start empty)", e.path, e.off, e.what)
+}
+
+// frameReader reads and verifies frames, tracking offsets for messages.
+type frameReader struct {
+	path     string
+	r        *bufio.Reader
+	off      int64 // of the next byte
+	size     int64
+	maxFrame int64
+	all      hash.Hash32 // of everything read so far
+	buf      []byte
+}
+
+func (fr *frameReader) bad(off int64, format string, args ...any) error {
+	return &snapshotError{fr.path, off, fmt.Sprintf(format, args...)}
+}
+
+func (fr *frameReader) read(b []byte) error {
+	if _, err := io.ReadFull(fr.r, b); err != nil {
+		return err
+	}
+	fr.off += int64(len(b))
+	fr.all.Write(b)
+	return nil
+}
+
+// next returns the next frame's tag, payload (valid until the next call)
+// and starting offset.
+func (fr *frameReader) next() (byte, []byte, int64, error) {
+	start := fr.off
+	if start == fr.size {
+		return 0, nil, start, fr.bad(start, "the file ends without its end frame (truncated)")
+	}
+	var head [1 + binary.MaxVarintLen64]byte
+	n := 0
+	var length uint64
+	for {
+		if n == len(head) || fr.read(head[n:n+1]) != nil {
+			return 0, nil, start, fr.bad(start, "frame header cut short or malformed")
+		}
+		n++
+		if n > 1 && head[n-1] < 0x80 {
+			var k int
+			length, k = binary.Uvarint(head[1:n])
+			if k <= 0 {
+				return 0, nil, start, fr.bad(start, "malformed frame length")
+			}
+			break
+		}
+	}
+	if left := fr.size - fr.off - 4; int64(length) > left || left < 0 {
+		return 0, nil, start, fr.bad(start, "frame of %d bytes runs past the end of the file (truncated)", length)
+	}
+	if int64(length) > fr.maxFrame {
+		return 0, nil, start, fr.bad(start, "frame of %d bytes is larger than the largest key and value this server accepts (--max-value-size)", length)
+	}
+	if cap(fr.buf) < int(length)+4 {
+		fr.buf = make([]byte, int(length)+4)
+	}
+	body := fr.buf[:length+4]
+	if err := fr.read(body); err != nil {
+		return 0, nil, start, fr.bad(start, "frame cut short")
+	}
+	payload := body[:length]
+	sum := crc32.Update(crc32.Checksum(head[:n], castagnoli), castagnoli, payload)
+	if sum != binary.LittleEndian.Uint32(body[length:]) {
+		return 0, nil, start, fr.bad(start, "frame checksum mismatch")
+	}
+	return head[0], payload, start, nil
+}
+
+// loadSnapshot loads the snapshot into the store, verifying all of it; an
+// absent file is an empty store.
 func (s *Server) loadSnapshot() (int, error) {
-	f, err := os.Open(s.cfg.Snapshot)
-	if errors.Is(err, os.ErrNotExist) {
+	path := s.cfg.Snapshot
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	r := bufio.NewReader(f)
-	magic := make([]byte, len(snapshotMagic))
-	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != string(snapshotMagic) {
-		return 0, fmt.Errorf("%s is not an ephpm-kv snapshot (or one from another version)", s.cfg.Snapshot)
-	}
-	if err := s.loadFences(r); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
 		return 0, err
 	}
-	n := 0
-	for {
-		klen, err := binary.ReadUvarint(r)
-		if err == io.EOF {
-			return n, nil
-		}
-		vlen, err2 := binary.ReadUvarint(r)
-		at, err3 := binary.ReadVarint(r)
-		if err = errors.Join(err, err2, err3); err != nil || klen > 1<<16 || vlen > uint64(s.cfg.MaxBulk) {
-			return n, fmt.Errorf("snapshot %s is corrupt after %d keys", s.cfg.Snapshot, n)
-		}
-		buf := make([]byte, klen+vlen)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return n, fmt.Errorf("snapshot %s is truncated after %d keys", s.cfg.Snapshot, n)
-		}
-		var ttl time.Duration
-		if at != 0 {
-			if ttl = time.Until(time.UnixMilli(at)); ttl <= 0 {
-				continue // expired while the server was down
-			}
-		}
-		if _, err := s.store.SetWith(string(buf[:klen]), buf[klen:], store.SetOptions{TTL: ttl}); err != nil {
-			return n, fmt.Errorf("loading snapshot %s: %w", s.cfg.Snapshot, err)
-		}
-		n++
+	fr := &frameReader{path: path, r: bufio.NewReaderSize(f, 256<<10), size: fi.Size(), all: crc32.New(castagnoli),
+		maxFrame: kv.MaxKeySize + s.cfg.MaxBulk + 3*binary.MaxVarintLen64}
+	hdr := make([]byte, snapshotHeader)
+	if err := fr.read(hdr); err != nil {
+		return 0, fr.bad(0, "shorter than the %d-byte header", snapshotHeader)
 	}
+	switch {
+	case string(hdr[:7]) == "EPHPMKV" && hdr[7] != 'S':
+		return 0, fmt.Errorf("snapshot %s is in an older, unverifiable format (%q); refusing to start: move it away to start empty", path, hdr[:8])
+	case string(hdr[:8]) != snapshotMagic:
+		return 0, fr.bad(0, "not an ephpm-kv snapshot (no %q header)", snapshotMagic)
+	case crc32.Checksum(hdr[:12], castagnoli) != binary.LittleEndian.Uint32(hdr[12:]):
+		return 0, fr.bad(0, "header checksum mismatch")
+	case binary.LittleEndian.Uint32(hdr[8:]) != snapshotVersion:
+		return 0, fmt.Errorf("snapshot %s has format version %d; this server reads version %d", path, binary.LittleEndian.Uint32(hdr[8:]), snapshotVersion)
+	}
+	fences := store.FenceState{Highest: map[string]int64{}}
+	var nkeys, nfences uint64
+	loaded, metaSeen := 0, false
+	for {
+		sumBefore := fr.all.Sum32()
+		tag, p, off, err := fr.next()
+		if err != nil {
+			return 0, err
+		}
+		if (tag == 'M') == metaSeen {
+			return 0, fr.bad(off, "frame %q out of place", tag)
+		}
+		switch tag {
+		case 'M':
+			metaSeen = true
+			var ok bool
+			if fences.Counter, p, ok = varint(p); !ok {
+				return 0, fr.bad(off, "malformed meta frame")
+			}
+		case 'F':
+			name, rest, ok := lenPrefixed(p)
+			fence, rest, ok2 := varint(rest)
+			if !ok || !ok2 || len(rest) != 0 || nkeys > 0 {
+				return 0, fr.bad(off, "malformed fence frame")
+			}
+			fences.Highest[string(name)] = fence
+			nfences++
+		case 'K':
+			key, rest, ok := lenPrefixed(p)
+			at, value, ok2 := varint(rest)
+			if !ok || !ok2 || len(key) == 0 {
+				return 0, fr.bad(off, "malformed key frame")
+			}
+			nkeys++
+			var ttl time.Duration
+			if at != 0 {
+				if ttl = time.Until(time.UnixMilli(at)); ttl <= 0 {
+					continue // expired while the server was down
+				}
+			}
+			if _, err := s.store.SetWith(string(key), value, store.SetOptions{TTL: min(ttl, kv.MaxTTL)}); err != nil {
+				return 0, fmt.Errorf("loading snapshot %s (key frame at byte %d): %w", path, off, err)
+			}
+			loaded++
+		case 'E':
+			wantF, rest, ok := uvarint(p)
+			wantK, rest, ok2 := uvarint(rest)
+			if !ok || !ok2 || len(rest) != 4 {
+				return 0, fr.bad(off, "malformed end frame")
+			}
+			if wantF != nfences || wantK != nkeys {
+				return 0, fr.bad(off, "end frame counts %d fences and %d keys, the file holds %d and %d", wantF, wantK, nfences, nkeys)
+			}
+			if binary.LittleEndian.Uint32(rest) != sumBefore {
+				return 0, fr.bad(off, "whole-file checksum mismatch")
+			}
+			if fr.off != fr.size {
+				return 0, fr.bad(fr.off, "%d bytes after the end frame", fr.size-fr.off)
+			}
+			return loaded, s.store.RestoreFences(fences)
+		default:
+			return 0, fr.bad(off, "unknown frame type %q", tag)
+		}
+	}
+}
+
+func uvarint(p []byte) (uint64, []byte, bool) {
+	v, n := binary.Uvarint(p)
+	if n <= 0 {
+		return 0, p, false
+	}
+	return v, p[n:], true
+}
+
+func varint(p []byte) (int64, []byte, bool) {
+	v, n := binary.Varint(p)
+	if n <= 0 {
+		return 0, p, false
+	}
+	return v, p[n:], true
+}
+
+func lenPrefixed(p []byte) ([]byte, []byte, bool) {
+	n, rest, ok := uvarint(p)
+	if !ok || n > uint64(len(rest)) {
+		return nil, p, false
+	}
+	return rest[:n], rest[n:], true
 }
 
 func (s *Server) snapshotLoop() {
@@ -133,34 +371,4 @@ func (s *Server) snapshotLoop() {
 			}
 		}
 	}
-}
-
-func (s *Server) loadFences(r *bufio.Reader) error {
-	corrupt := fmt.Errorf("snapshot %s is corrupt in its fence records", s.cfg.Snapshot)
-	st := store.FenceState{Highest: map[string]int64{}}
-	counter, err := binary.ReadVarint(r)
-	if err != nil {
-		return corrupt
-	}
-	st.Counter = counter
-	count, err := binary.ReadUvarint(r)
-	if err != nil || count > 1<<32 {
-		return corrupt
-	}
-	for range count {
-		n, err := binary.ReadUvarint(r)
-		if err != nil || n > 1<<16 {
-			return corrupt
-		}
-		resource := make([]byte, n)
-		if _, err := io.ReadFull(r, resource); err != nil {
-			return corrupt
-		}
-		fence, err := binary.ReadVarint(r)
-		if err != nil {
-			return corrupt
-		}
-		st.Highest[string(resource)] = fence
-	}
-	return s.store.RestoreFences(st)
 }

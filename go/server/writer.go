@@ -3,6 +3,7 @@ package server
 import (
 	"io"
 	"net"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -125,4 +126,7 @@ func (w *writer) writeDirect(b []byte) {
 	_, w.err = bufs.WriteTo(w.dst)
 	w.stalledSince.Store(0)
 	w.reset()
+	// A reply of many big values (MGET) yields between them, so it does
+	// not hold the server's thread from other clients for long.
+	runtime.Gosched()
 }

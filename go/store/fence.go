@@ -16,6 +16,9 @@ const fenceOverhead = 64
 // inside the insert's Compute, so acquisitions of one name are ordered the
 // same way as their fences.
 func (s *Store) SetNXFenced(key string, value []byte, ttl time.Duration) (int64, bool, error) {
+	if err := s.fenceHeadroom(); err != nil {
+		return 0, false, err
+	}
 	var fence int64
 	ok, err := s.store(key, value, ttl, true, &fence)
 	return fence, ok, err
@@ -70,8 +73,9 @@ func (s *Store) TTLIfEq(key string, token []byte) (time.Duration, error) {
 	return kv.TTLMissing, nil
 }
 
-// FenceState is what a snapshot keeps of fencing: the counter, so fences
-// never go backwards across a restart, and the highest fence per resource.
+// FenceState is what a snapshot keeps of fencing: the counter (the last
+// fence issued), so fences never go backwards across a restart, and the
+// highest fence per resource.
 type FenceState struct {
 	Counter int64
 	Highest map[string]int64
@@ -79,7 +83,7 @@ type FenceState struct {
 
 // Fences returns the fencing state.
 func (s *Store) Fences() FenceState {
-	st := FenceState{Counter: s.fenceCounter.Load(), Highest: map[string]int64{}}
+	st := FenceState{Counter: s.fm.counter.Load(), Highest: map[string]int64{}}
 	s.fences.Range(func(resource string, fence int64) bool {
 		st.Highest[resource] = fence
 		return true
@@ -91,8 +95,8 @@ func (s *Store) Fences() FenceState {
 // resources' fences.
 func (s *Store) RestoreFences(st FenceState) error {
 	for {
-		cur := s.fenceCounter.Load()
-		if cur >= st.Counter || s.fenceCounter.CompareAndSwap(cur, st.Counter) {
+		cur := s.fm.counter.Load()
+		if cur >= st.Counter || s.fm.counter.CompareAndSwap(cur, st.Counter) {
 			break
 		}
 	}

@@ -19,7 +19,8 @@ type item struct {
 	data       []byte // stored bytes: S2-compressed when compressed is set
 	plainLen   int    // length of the value as the user sees it
 	compressed bool
-	deadline   atomic.Int64 // monotonic ns; 0 = never expires
+	export     atomic.Uint32 // the export it was written during, 0 = none (see stamp); fits the padding
+	deadline   atomic.Int64  // monotonic ns; 0 = never expires
 }
 
 func (it *item) expiredAt(now int64) bool {

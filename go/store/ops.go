@@ -91,18 +91,25 @@ func (s *Store) writeItem(owned string, it *item, opt *SetOptions) (SetResult, e
 
 func (s *Store) writeItemFenced(owned string, it *item, opt *SetOptions, fence *int64) (SetResult, error) {
 	var res SetResult
+	var fenceErr error
 	if !s.retryWhenFull(func() bool {
 		res = SetResult{}
-		return s.put(owned, it, opt, fence, &res)
+		full, err := s.put(owned, it, opt, fence, &res)
+		fenceErr = err
+		return full
 	}) {
 		return SetResult{}, s.fullError(owned, it)
+	}
+	if fenceErr != nil {
+		return SetResult{}, fenceErr
 	}
 	return res, nil
 }
 
 // put inserts it at key in one Compute when opt's condition holds. full
-// reports that the memory limit refused it.
-func (s *Store) put(key string, it *item, opt *SetOptions, fence *int64, res *SetResult) (full bool) {
+// reports that the memory limit refused it; err that no fence could be
+// issued (nothing was stored then).
+func (s *Store) put(key string, it *item, opt *SetOptions, fence *int64, res *SetResult) (full bool, err error) {
 	s.m.Compute(key, func(old *item, loaded bool) (*item, xsync.ComputeOp) {
 		live := loaded && !old.expired()
 		if live && opt.GetOld {
@@ -111,12 +118,22 @@ func (s *Store) put(key string, it *item, opt *SetOptions, fence *int64, res *Se
 		if !opt.allows(old, live) {
 			return old, xsync.CancelOp
 		}
+		if fence != nil {
+			// Taken before anything changes, so a failure leaves no trace.
+			if *fence, err = s.issueFence(); err != nil {
+				*fence = 0
+				return old, xsync.CancelOp
+			}
+		}
 		delta := it.mem(key)
 		if loaded {
 			delta -= old.mem(key)
 		}
 		if !s.reserve(delta) {
 			full = true
+			if fence != nil {
+				*fence = 0
+			}
 			return old, xsync.CancelOp
 		}
 		if opt.KeepTTL && live {
@@ -126,13 +143,11 @@ func (s *Store) put(key string, it *item, opt *SetOptions, fence *int64, res *Se
 			s.replaced(old, live)
 		}
 		s.admit(it)
-		if fence != nil {
-			*fence = s.fenceCounter.Add(1)
-		}
+		s.stamp(key, it, old, loaded)
 		res.Stored = true
 		return it, xsync.UpdateOp
 	})
-	return full
+	return full, err
 }
 
 // replaced updates counters for an entry overwritten in place (its bytes
@@ -322,6 +337,7 @@ func (s *Store) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 			if loaded {
 				s.replaced(old, live)
 			}
+			s.stamp(owned, it, old, loaded)
 			result = n
 			return it, xsync.UpdateOp
 		})

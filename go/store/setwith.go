@@ -105,21 +105,3 @@ func (s *Store) Persist(key string) (bool, error) {
 	})
 	return done, nil
 }
-
-// Export calls fn for every live entry with its value and remaining ttl
-// (0 = no expiry), for snapshots. Entries written meanwhile may be missed.
-func (s *Store) Export(fn func(key string, value []byte, ttl time.Duration) error) error {
-	var err error
-	s.m.Range(func(key string, it *item) bool {
-		d := it.deadline.Load()
-		var ttl time.Duration
-		if d != 0 {
-			if ttl = time.Duration(d - nanotime()); ttl <= 0 {
-				return true
-			}
-		}
-		err = fn(key, it.plain(), ttl)
-		return err == nil
-	})
-	return err
-}

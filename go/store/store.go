@@ -65,8 +65,9 @@ type Store struct {
 	hits, misses, expired, rejected *xsync.Counter
 	compressed                      atomic.Int64
 
-	fenceCounter atomic.Int64              // issues fences; never reset, not even by Flush
-	fences       *xsync.Map[string, int64] // highest fence seen per resource
+	fm     fenceMarks                // issues fences; never reset, not even by Flush
+	fences *xsync.Map[string, int64] // highest fence seen per resource
+	snap   snapshotState             // point-in-time exports
 
 	reclaimMu sync.Mutex // one full reclaim at a time when the store is full
 	stop      chan struct{}
@@ -89,6 +90,8 @@ func New(cfg Config) *Store {
 		stop:     make(chan struct{}),
 		swept:    make(chan struct{}),
 	}
+	s.fm.init()
+	s.fm.kick = make(chan struct{}, 1)
 	go s.sweepLoop()
 	return s
 }
@@ -98,6 +101,7 @@ func (s *Store) Close() {
 	s.closeOnce.Do(func() {
 		close(s.stop)
 		<-s.swept
+		s.closeFences()
 	})
 }
 

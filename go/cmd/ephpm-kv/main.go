@@ -4,6 +4,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -12,7 +13,6 @@ import (
 	"os/signal"
 	"runtime"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -20,37 +20,30 @@ import (
 	"github.com/ephpm/ephpm-kv/store"
 )
 
+// fenceBlock is how many fences are reserved durably at a time; 0 is the
+// default (store.DefaultFenceBlock). Tests make it small.
+var fenceBlock int64
+
 func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "ephpm-kv:", err)
-		os.Exit(1)
-	}
+	os.Exit(exitCode(run(os.Args[1:])))
 }
 
-// byteSize is a flag such as 64M.
-type byteSize int64
-
-func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
-
-func (b *byteSize) Set(s string) error {
-	mult := int64(1)
-	switch strings.ToUpper(s[len(s)-1:]) {
-	case "K":
-		mult = 1 << 10
-	case "M":
-		mult = 1 << 20
-	case "G":
-		mult = 1 << 30
+// exitCode maps run's result to the process status: 0, 2 for a bad command
+// line (flag's own convention; --help is 0) and 1 for anything else.
+func exitCode(err error) int {
+	var usage usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &usage):
+		if !usage.printed {
+			fmt.Fprintln(os.Stderr, "ephpm-kv:", err)
+			fmt.Fprintln(os.Stderr, "Run ephpm-kv --help for the flags.")
+		}
+		return 2
 	}
-	if mult != 1 {
-		s = s[:len(s)-1]
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
-		return fmt.Errorf("not a byte size: %q", s)
-	}
-	*b = byteSize(n * mult)
-	return nil
+	fmt.Fprintln(os.Stderr, "ephpm-kv:", err)
+	return 1
 }
 
 func run(args []string) error {
@@ -61,19 +54,39 @@ func run(args []string) error {
 	port := fs.Int("port", 0, "TCP port (0: no TCP)")
 	pass := fs.String("requirepass", os.Getenv("EPHPM_KV_PASSWORD"), "password clients must AUTH with (default $EPHPM_KV_PASSWORD)")
 	maxClients := fs.Int("maxclients", 10000, "most connections at once")
-	memLimit, maxValue, compressMin := byteSize(store.DefaultMemoryLimit), byteSize(store.DefaultMaxValueSize), byteSize(store.DefaultCompressMin)
+	memLimit := byteSize{n: store.DefaultMemoryLimit, min: 1}
+	maxValue := byteSize{n: store.DefaultMaxValueSize, min: 1}
+	compressMin := byteSize{n: store.DefaultCompressMin, min: 0}
 	fs.Var(&memLimit, "memory-limit", "accounted bytes the store may hold (e.g. 256M)")
 	fs.Var(&maxValue, "max-value-size", "largest value accepted")
 	fs.Var(&compressMin, "compress-min", "values at least this large are compressed (0: never)")
-	var maxCommand byteSize
-	fs.Var(&maxCommand, "max-command-size", "largest command a client may send, all arguments together (default: 4M, or max-value-size+64K if larger)")
+	maxCommand := byteSize{n: 0, min: 1} // 0: derived from max-value-size
+	fs.Var(&maxCommand, "max-command-size", "largest command a client may send, all arguments together (default: 4M, or more if a max-value-size value and the largest key need it)")
 	writeTimeout := fs.Duration("client-write-timeout", time.Minute, "close a client whose replies stay unread this long")
 	snapshot := fs.String("snapshot", "", "snapshot file: loaded on start, written periodically and on shutdown")
 	snapshotEvery := fs.Duration("snapshot-every", time.Minute, "time between periodic snapshots (0: only on shutdown)")
 	procs := fs.Int("procs", 0, "OS threads running Go code (GOMAXPROCS); 0: a quarter of the CPUs, at least 1")
 	verbose := fs.Bool("v", false, "log connections closed with errors")
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{error: err, printed: true}
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q (flags only)", fs.Arg(0))
+	}
+	switch {
+	case *port < 0 || *port > 65535:
+		return usagef("--port %d: want 0 (no TCP) to 65535", *port)
+	case *maxClients < 1:
+		return usagef("--maxclients %d: want at least 1", *maxClients)
+	case *procs < 0:
+		return usagef("--procs %d: want 0 (automatic) or more", *procs)
+	case *snapshotEvery < 0:
+		return usagef("--snapshot-every %s: want 0 (only on shutdown) or more", *snapshotEvery)
+	case *writeTimeout <= 0:
+		return usagef("--client-write-timeout %s: want more than 0", *writeTimeout)
 	}
 	// The server shares its host with the PHP workers it serves; like Redis
 	// it does well on few cores, and cross-core wakeups cost more than they
@@ -83,8 +96,8 @@ func run(args []string) error {
 	}
 	runtime.GOMAXPROCS(*procs)
 	mode, err := strconv.ParseUint(*unixMode, 8, 32)
-	if err != nil {
-		return fmt.Errorf("--unix-mode: %w", err)
+	if err != nil || mode > 0o777 {
+		return usagef("--unix-mode %q: want octal permissions such as 0660", *unixMode)
 	}
 	level := slog.LevelInfo
 	if *verbose {
@@ -92,12 +105,12 @@ func run(args []string) error {
 	}
 	cfg := server.Config{
 		Unix: *unix, UnixMode: os.FileMode(mode), Password: *pass, MaxClients: *maxClients,
-		Snapshot: *snapshot, SnapshotEvery: *snapshotEvery,
-		MaxCommandSize: int64(maxCommand), ClientWriteTimeout: *writeTimeout,
-		Store:  store.Config{MemoryLimit: int64(memLimit), MaxValueSize: int64(maxValue), CompressMin: int64(compressMin)},
+		Snapshot: *snapshot, SnapshotEvery: *snapshotEvery, FenceBlock: fenceBlock,
+		MaxCommandSize: maxCommand.n, ClientWriteTimeout: *writeTimeout,
+		Store:  store.Config{MemoryLimit: memLimit.n, MaxValueSize: maxValue.n, CompressMin: compressMin.n},
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
 	}
-	if compressMin == 0 {
+	if compressMin.n == 0 {
 		cfg.Store.CompressMin = -1
 	}
 	if *port != 0 {
@@ -114,9 +127,18 @@ func run(args []string) error {
 	for _, a := range addrs {
 		cfg.Logger.Info("listening", "network", a.Network(), "addr", a.String())
 	}
+	// SIGHUP is ignored, as Redis does: a closed terminal or a reload by a
+	// service manager must not stop the server (its default would kill the
+	// process with no snapshot and a stale socket).
 	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
-	sig := <-stop
-	cfg.Logger.Info("shutting down", "signal", sig.String())
-	return srv.Close()
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	for {
+		sig := <-stop
+		if sig == syscall.SIGHUP {
+			cfg.Logger.Info("SIGHUP ignored; SIGTERM or SIGINT stop the server")
+			continue
+		}
+		cfg.Logger.Info("shutting down", "signal", sig.String())
+		return srv.Close()
+	}
 }

@@ -1,0 +1,233 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func quietConfig(dir string) Config {
+	return Config{Unix: filepath.Join(dir, "kv.sock"), Snapshot: filepath.Join(dir, "kv.snap"),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+}
+
+// smallSnapshot writes a snapshot with keys (one with a TTL, one binary),
+// fence records and a fence counter, and returns its bytes.
+func smallSnapshot(t *testing.T, cfg Config) []byte {
+	t.Helper()
+	s, addr := startServer(t, cfg)
+	runSteps(t, dial(t, "unix", addr), []step{
+		cmd("OK", "SET", "a", "1"), cmd("OK", "SET", "bin\x00", "\x00\xff\x00", "EX", "1000"),
+		cmd("OK", "SET", "c", strings.Repeat("x", 40)),
+		cmd("*", "EPHPM.SETNXFENCED", "lock", "t", "60000"), cmd("1", "EPHPM.FENCE", "res", "7"),
+	})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(cfg.Snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// refused checks that a server will not start on the damaged file, says
+// which file and where, and leaves the file alone.
+func refused(t *testing.T, cfg Config, damaged []byte, lastGoodByte int, what string) error {
+	t.Helper()
+	if err := os.WriteFile(cfg.Snapshot, damaged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(cfg)
+	if err == nil {
+		s.Close()
+		t.Fatalf("%s: the server started", what)
+	}
+	if !strings.Contains(err.Error(), cfg.Snapshot) {
+		t.Fatalf("%s: the error does not name the file: %v", what, err)
+	}
+	var se *snapshotError
+	if errors.As(err, &se) && se.off > int64(lastGoodByte) {
+		t.Fatalf("%s: reported at byte %d, after the damage at %d: %v", what, se.off, lastGoodByte, err)
+	}
+	if got, _ := os.ReadFile(cfg.Snapshot); !bytes.Equal(got, damaged) {
+		t.Fatalf("%s: the refused file was changed", what)
+	}
+	return err
+}
+
+func TestSnapshotRefusesEveryTruncation(t *testing.T) {
+	cfg := quietConfig(t.TempDir())
+	good := smallSnapshot(t, cfg)
+	for n := range len(good) {
+		refused(t, cfg, good[:n], n, fmt.Sprintf("cut at %d of %d bytes", n, len(good)))
+	}
+	// Loading the intact file still works.
+	os.WriteFile(cfg.Snapshot, good, 0o600)
+	_, addr := startServer(t, cfg)
+	runSteps(t, dial(t, "unix", addr), []step{cmd("4", "DBSIZE"), cmd(`"\x00\xff\x00"`, "GET", "bin\x00")})
+}
+
+func TestSnapshotRefusesEveryByteFlip(t *testing.T) {
+	cfg := quietConfig(t.TempDir())
+	good := smallSnapshot(t, cfg)
+	for i := range good {
+		for _, mask := range []byte{0x01, 0x80, 0xff} {
+			bad := bytes.Clone(good)
+			bad[i] ^= mask
+			refused(t, cfg, bad, i, fmt.Sprintf("byte %d ^ %#x", i, mask))
+		}
+	}
+	refused(t, cfg, append(bytes.Clone(good), 0), len(good), "a byte appended")
+}
+
+func TestSnapshotPathMustBeWritable(t *testing.T) {
+	dir := t.TempDir()
+	aFile := filepath.Join(dir, "file")
+	writeFile(t, aFile, "x")
+	os.Mkdir(filepath.Join(dir, "adir"), 0o700)
+	cases := map[string]string{
+		"missing directory":     filepath.Join(dir, "missing", "kv.snap"),
+		"a file as directory":   filepath.Join(aFile, "kv.snap"),
+		"a directory as target": filepath.Join(dir, "adir"),
+	}
+	ro := filepath.Join(dir, "ro")
+	os.Mkdir(ro, 0o500)
+	if f, err := os.CreateTemp(ro, "probe"); err != nil {
+		cases["read-only directory"] = filepath.Join(ro, "kv.snap")
+	} else {
+		// root ignores the mode; sysfs refuses new files even to root.
+		f.Close()
+		os.Remove(f.Name())
+		if f, err := os.CreateTemp("/sys", "probe"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			t.Log("no read-only directory available to test")
+		} else {
+			cases["read-only directory"] = "/sys/kv.snap"
+		}
+	}
+	for name, path := range cases {
+		cfg := quietConfig(dir)
+		cfg.Snapshot = path
+		s, err := New(cfg)
+		if err == nil {
+			s.Close()
+			t.Errorf("%s (%s): the server started", name, path)
+			continue
+		}
+		if !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: the error does not name the path: %v", name, err)
+		}
+	}
+}
+
+func TestSnapshotTempFiles(t *testing.T) {
+	dir := t.TempDir()
+	cfg := quietConfig(dir)
+	stale := filepath.Join(dir, tempPrefix(cfg.Snapshot)+"123456")
+	staleMark := filepath.Join(dir, tempPrefix(fencePath(cfg.Snapshot))+"123456")
+	writeFile(t, staleMark, "left by kill -9")
+	other := filepath.Join(dir, tempPrefix(filepath.Join(dir, "other.snap"))+"123456")
+	writeFile(t, stale, "left by kill -9")
+	writeFile(t, other, "another server's")
+	s, _ := startServer(t, cfg)
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a stale temp file survived the start: %v", err)
+	}
+	if _, err := os.Stat(staleMark); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a stale fence mark temp file survived the start: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Fatalf("another snapshot's temp file was removed: %v", err)
+	}
+	// A write that fails leaves no temp file: the rename cannot replace a
+	// non-empty directory.
+	os.Remove(cfg.Snapshot)
+	os.MkdirAll(filepath.Join(cfg.Snapshot, "x"), 0o700)
+	if err := s.saveSnapshot(); err == nil {
+		t.Fatal("a snapshot replaced a directory")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), tempPrefix(cfg.Snapshot)) {
+			t.Fatalf("temp file %s left after a failed write", e.Name())
+		}
+	}
+	os.RemoveAll(cfg.Snapshot)
+}
+
+// The fence mark file is written at start, covers every fence issued, and
+// a damaged one stops the server rather than let fences go backwards.
+func TestFenceMarkFile(t *testing.T) {
+	cfg := quietConfig(t.TempDir())
+	cfg.FenceBlock = 10
+	s, addr := startServer(t, cfg)
+	rc := dial(t, "unix", addr)
+	var last int64
+	for range 25 {
+		fmt.Sscan(rc.do("EPHPM.SETNXFENCED", "l", "t", "60000"), &last)
+		rc.do("DEL", "l")
+		if mark, err := readFenceMark(fencePath(cfg.Snapshot)); err != nil || mark < last {
+			t.Fatalf("fence %d issued above the durable mark %d (%v)", last, mark, err)
+		}
+	}
+	s.Close()
+	good, _ := os.ReadFile(fencePath(cfg.Snapshot))
+	for i := range good {
+		bad := bytes.Clone(good)
+		bad[i] ^= 0x10
+		os.WriteFile(fencePath(cfg.Snapshot), bad, 0o600)
+		if s, err := New(cfg); err == nil || !strings.Contains(err.Error(), fencePath(cfg.Snapshot)) {
+			if s != nil {
+				s.Close()
+			}
+			t.Fatalf("byte %d of the fence mark flipped: %v", i, err)
+		}
+	}
+}
+
+// A file whose frames all check out but whose end frame counts differ
+// from what it holds (a frame lost whole, or one too many) is refused.
+func TestSnapshotRefusesWrongCounts(t *testing.T) {
+	cfg := quietConfig(t.TempDir())
+	good := smallSnapshot(t, cfg)
+	fr := &frameReader{path: cfg.Snapshot, r: bufio.NewReader(bytes.NewReader(good)), size: int64(len(good)),
+		all: crc32.New(castagnoli), maxFrame: 1 << 20}
+	fr.read(make([]byte, snapshotHeader))
+	var endAt int64
+	var end []byte
+	for {
+		tag, p, off, err := fr.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tag == 'E' {
+			endAt, end = off, bytes.Clone(p)
+			break
+		}
+	}
+	fences, rest, _ := uvarint(end)
+	keys, sum, _ := uvarint(rest)
+	for _, c := range [][2]uint64{{fences + 1, keys}, {fences, keys - 1}, {fences, keys + 1}} {
+		var b bytes.Buffer
+		b.Write(good[:endAt])
+		fw := &frameWriter{w: bufio.NewWriter(&b)}
+		payload := binary.AppendUvarint(binary.AppendUvarint(nil, c[0]), c[1])
+		fw.frame('E', append(payload, sum...))
+		fw.w.Flush()
+		what := fmt.Sprintf("end frame counting %d fences and %d keys", c[0], c[1])
+		if err := refused(t, cfg, b.Bytes(), int(endAt), what); !strings.Contains(err.Error(), "counts") {
+			t.Errorf("%s: refused for another reason: %v", what, err)
+		}
+	}
+}
