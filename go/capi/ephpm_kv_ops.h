@@ -131,11 +131,13 @@ typedef struct ephpm_kv_ops {
 	/* A session's write in one step: while lock_key's live value equals
 	 * token, renews it to lock_ttl_ns, then sets key to val with ttl_ns: 1.
 	 * Otherwise nothing is written: 0. Check and renewal are atomic; the
-	 * write follows, so no setnx can take the renewed lock before it. */
+	 * write follows, so no setnx can take the renewed lock before it. With
+	 * release != 0 the lock is then given back (del_if_eq), after the
+	 * write: a session's last write and its close in one round trip. */
 	int (*set_if_locked)(const char *key, size_t key_len, const char *val, size_t val_len,
 	                     int64_t ttl_ns, const char *lock_key, size_t lock_key_len,
 	                     const char *token, size_t token_len, int64_t lock_ttl_ns,
-	                     ephpm_kv_error *err);
+	                     int release, ephpm_kv_error *err);
 } ephpm_kv_ops;
 
 /* The library's only entry point besides the table itself. */

@@ -213,8 +213,8 @@ func ephpmKvLockAndGet(lock *C.char, lockLen C.size_t, token *C.char, tokenLen C
 }
 
 //export ephpmKvSetIfLocked
-func ephpmKvSetIfLocked(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, lock *C.char, lockLen C.size_t, token *C.char, tokenLen C.size_t, lockTTL C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvSetIfLocked(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, lock *C.char, lockLen C.size_t, token *C.char, tokenLen C.size_t, lockTTL C.int64_t, release C.int, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
-	ok, err := engine().SetIfLocked(goString(key, keyLen), goBytes(val, valLen), time.Duration(ttl), goString(lock, lockLen), goBytes(token, tokenLen), time.Duration(lockTTL))
+	ok, err := engine().SetIfLocked(goString(key, keyLen), goBytes(val, valLen), time.Duration(ttl), goString(lock, lockLen), goBytes(token, tokenLen), time.Duration(lockTTL), release != 0)
 	return boolRC(ok, err, cerr)
 }

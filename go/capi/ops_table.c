@@ -54,8 +54,8 @@ static int kv_lock_and_get(const char *l, size_t ll, const char *t, size_t tl, i
 { return ephpmKvLockAndGet(K l, ll, K t, tl, lttl, K k, kl, buf, cap, len, err); }
 
 static int kv_set_if_locked(const char *k, size_t kl, const char *v, size_t vl, int64_t ttl,
-	const char *l, size_t ll, const char *t, size_t tl, int64_t lttl, ephpm_kv_error *err)
-{ return ephpmKvSetIfLocked(K k, kl, K v, vl, ttl, K l, ll, K t, tl, lttl, err); }
+	const char *l, size_t ll, const char *t, size_t tl, int64_t lttl, int release, ephpm_kv_error *err)
+{ return ephpmKvSetIfLocked(K k, kl, K v, vl, ttl, K l, ll, K t, tl, lttl, release, err); }
 
 static const ephpm_kv_ops table = {
 	.abi_version = EPHPM_KV_ABI_VERSION,

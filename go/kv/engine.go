@@ -90,8 +90,10 @@ type Engine interface {
 	// write follows it (for a lockTTL longer than the write takes, no
 	// other SetNX can take lock in between). Not guaranteed: that a plain
 	// Set or Del of lock by someone else cannot slip between renewal and
-	// write; lock holders never do that.
-	SetIfLocked(key string, value []byte, ttl time.Duration, lock string, token []byte, lockTTL time.Duration) (bool, error)
+	// write; lock holders never do that. With release, the lock is then
+	// given back with DelIfEq(lock, token): after the write, never before
+	// (a request taking the lock must read the data written).
+	SetIfLocked(key string, value []byte, ttl time.Duration, lock string, token []byte, lockTTL time.Duration, release bool) (bool, error)
 }
 
 // Stats is a point-in-time view of an engine's counters.

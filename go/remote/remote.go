@@ -662,8 +662,11 @@ func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, ke
 	return acquired, n, found, nil
 }
 
-// SetIfLocked implements kv.Engine with EPHPM.SETIFLOCKED.
-func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock string, token []byte, lockTTL time.Duration) (bool, error) {
+// SetIfLocked implements kv.Engine with EPHPM.SETIFLOCKED, and DELIFEQ
+// pipelined after it to release: one round trip either way. The server
+// runs them in order, so the lock goes after the write. When the lock was
+// not ours, the DELIFEQ finds another token (or none) and deletes nothing.
+func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock string, token []byte, lockTTL time.Duration, release bool) (bool, error) {
 	px, err := ms(ttl)
 	if err != nil {
 		return false, err
@@ -675,7 +678,12 @@ func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock s
 	if err := e.checkValue(value); err != nil {
 		return false, err
 	}
-	return e.boolCmd(func(c *client) {
+	commands := 1
+	if release {
+		commands = 2
+	}
+	var written bool
+	err = e.roundTrip(commands, func(c *client) {
 		c.command(7)
 		c.arg("EPHPM.SETIFLOCKED")
 		c.arg(key)
@@ -684,5 +692,17 @@ func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock s
 		c.arg(lock)
 		c.argBytes(token)
 		c.argInt(lockPX)
+		if release {
+			tokenCmd("DELIFEQ", lock, token)(c)
+		}
+	}, func(i int, r *reply, _ *client) error {
+		if r.kind != ':' {
+			return errUnexpected(r)
+		}
+		if i == 0 {
+			written = r.n == 1
+		}
+		return nil
 	})
+	return written, err
 }

@@ -25,7 +25,7 @@ func (s *Store) LockAndGet(lock string, token []byte, lockTTL time.Duration, key
 // since holding one bucket lock while taking a second could deadlock. So a
 // lock renewed for lockTTL cannot expire, and no SetNX can take it, before
 // the write lands (unless lockTTL is shorter than the write takes).
-func (s *Store) SetIfLocked(key string, value []byte, ttl time.Duration, lock string, token []byte, lockTTL time.Duration) (bool, error) {
+func (s *Store) SetIfLocked(key string, value []byte, ttl time.Duration, lock string, token []byte, lockTTL time.Duration, release bool) (bool, error) {
 	if err := s.checkKey(key); err != nil {
 		return false, err
 	}
@@ -46,6 +46,11 @@ func (s *Store) SetIfLocked(key string, value []byte, ttl time.Duration, lock st
 	it.deadline.Store(deadlineFor(int64(ttl)))
 	if _, err := s.writeItem(owned, it, &SetOptions{TTL: ttl}); err != nil {
 		return false, err
+	}
+	if release {
+		if _, err := s.DelIfEq(lock, token); err != nil {
+			return true, err
+		}
 	}
 	return true, nil
 }

@@ -142,14 +142,15 @@ static void check_session_ops(void)
 	      "lock_and_get, no data: len %zu", len);
 	CHECK(ops->lock_and_get("sl", 2, "B", 1, 60 * SEC, "sd", 2, buf, sizeof buf, &len, &err) == 0,
 	      "lock_and_get of a held lock");
-	CHECK(ops->set_if_locked("sd", 2, "0123456789", 10, 0, "sl", 2, "A", 1, 60 * SEC, &err) == 1,
+	CHECK(ops->set_if_locked("sd", 2, "0123456789", 10, 0, "sl", 2, "A", 1, 60 * SEC, 0, &err) == 1,
 	      "set_if_locked by the holder: %s", err.message);
-	CHECK(ops->set_if_locked("sd", 2, "x", 1, 0, "sl", 2, "B", 1, 60 * SEC, &err) == 0,
-	      "set_if_locked by a stranger");
-	CHECK(ops->del_if_eq("sl", 2, "A", 1, &err) == 1, "release");
+	CHECK(ops->set_if_locked("sd", 2, "x", 1, 0, "sl", 2, "B", 1, 60 * SEC, 1, &err) == 0
+	      && ops->exists("sl", 2, &err) == 1, "set_if_locked by a stranger");
+	CHECK(ops->set_if_locked("sd", 2, "0123456789", 10, 0, "sl", 2, "A", 1, 60 * SEC, 1, &err) == 1
+	      && ops->exists("sl", 2, &err) == 0, "set_if_locked releasing: %s", err.message);
 	CHECK(ops->lock_and_get("sl", 2, "B", 1, 60 * SEC, "sd", 2, buf, sizeof buf, &len, &err) == 2 && len == 10,
 	      "lock_and_get of data larger than the buffer: len %zu", len);
-	CHECK(ops->set_if_locked("", 0, "x", 1, 0, "sl", 2, "B", 1, 60 * SEC, &err) == -EPHPM_KV_E_EMPTY_KEY,
+	CHECK(ops->set_if_locked("", 0, "x", 1, 0, "sl", 2, "B", 1, 60 * SEC, 0, &err) == -EPHPM_KV_E_EMPTY_KEY,
 	      "set_if_locked with an empty key: code %d", err.code);
 	CHECK(ops->del("sl", 2, &err) == 1 && ops->del("sd", 2, &err) == 1, "cleanup");
 }

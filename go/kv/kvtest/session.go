@@ -95,30 +95,40 @@ func CheckSessionOps(t *testing.T, e kv.Engine) {
 	// The owner writes, with the data's ttl, and renews the lock.
 	reset()
 	check("Set", e.Set(lock, []byte("A"), 5*time.Second))
-	ok, err := e.SetIfLocked(data, []byte("new"), time.Hour, lock, []byte("A"), time.Minute)
+	ok, err := e.SetIfLocked(data, []byte("new"), time.Hour, lock, []byte("A"), time.Minute, false)
 	check("SetIfLocked", err)
 	if d, l := ttl(data), ttl(lock); !ok || value(data) != "new" || d < 59*time.Minute || l < 55*time.Second || value(lock) != "A" {
 		t.Fatalf("owner: %v, data %q ttl %v, lock %q ttl %v", ok, value(data), d, value(lock), l)
 	}
 	// ttl 0: no expiry, for the data as for the lock.
-	ok, err = e.SetIfLocked(data, []byte("newer"), 0, lock, []byte("A"), 0)
+	ok, err = e.SetIfLocked(data, []byte("newer"), 0, lock, []byte("A"), 0, false)
 	check("SetIfLocked", err)
 	if !ok || value(data) != "newer" || ttl(data) != kv.TTLPersistent || ttl(lock) != kv.TTLPersistent {
 		t.Fatalf("ttl 0: %v, data %q ttl %v, lock ttl %v", ok, value(data), ttl(data), ttl(lock))
 	}
 
-	// Someone else's lock, or none: nothing written, the lock untouched.
+	// Released with the write: written first, then the lock is gone.
+	ok, err = e.SetIfLocked(data, []byte("last"), time.Hour, lock, []byte("A"), time.Minute, true)
+	check("SetIfLocked", err)
+	if !ok || value(data) != "last" || value(lock) != "(absent)" {
+		t.Fatalf("owner releasing: %v, data %q, lock %q", ok, value(data), value(lock))
+	}
+
+	// Someone else's lock, or none: nothing written, the lock untouched,
+	// whether or not the write was to release it.
 	reset()
 	check("Set", e.Set(data, []byte("theirs"), 0))
 	check("Set", e.Set(lock, []byte("B"), 5*time.Second))
-	ok, err = e.SetIfLocked(data, []byte("mine"), 0, lock, []byte("A"), time.Minute)
-	check("SetIfLocked", err)
-	if ok || value(data) != "theirs" || value(lock) != "B" || ttl(lock) > 5*time.Second {
-		t.Fatalf("stranger: %v, data %q, lock %q ttl %v", ok, value(data), value(lock), ttl(lock))
+	for _, release := range []bool{false, true} {
+		ok, err = e.SetIfLocked(data, []byte("mine"), 0, lock, []byte("A"), time.Minute, release)
+		check("SetIfLocked", err)
+		if ok || value(data) != "theirs" || value(lock) != "B" || ttl(lock) > 5*time.Second {
+			t.Fatalf("stranger (release %v): %v, data %q, lock %q ttl %v", release, ok, value(data), value(lock), ttl(lock))
+		}
 	}
 	_, err = e.Del(lock)
 	check("Del", err)
-	ok, err = e.SetIfLocked(data, []byte("mine"), 0, lock, []byte("A"), time.Minute)
+	ok, err = e.SetIfLocked(data, []byte("mine"), 0, lock, []byte("A"), time.Minute, true)
 	check("SetIfLocked", err)
 	if ok || value(data) != "theirs" || value(lock) != "(absent)" {
 		t.Fatalf("no lock: %v, data %q, lock %q", ok, value(data), value(lock))
@@ -126,7 +136,7 @@ func CheckSessionOps(t *testing.T, e kv.Engine) {
 	// A lock that expired is not revived, and its holder does not write.
 	check("Set", e.Set(lock, []byte("A"), 20*time.Millisecond))
 	time.Sleep(40 * time.Millisecond)
-	ok, err = e.SetIfLocked(data, []byte("mine"), 0, lock, []byte("A"), time.Minute)
+	ok, err = e.SetIfLocked(data, []byte("mine"), 0, lock, []byte("A"), time.Minute, false)
 	check("SetIfLocked", err)
 	if ok || value(data) != "theirs" || value(lock) != "(absent)" {
 		t.Fatalf("expired lock: %v, data %q, lock %q", ok, value(data), value(lock))
@@ -134,19 +144,20 @@ func CheckSessionOps(t *testing.T, e kv.Engine) {
 }
 
 // CheckSessionOpsRefuse: a value the engine refuses is an error, and the
-// lock keeps its ttl (nothing was renewed for a write that did not happen).
+// lock keeps its ttl (nothing was renewed, or released, for a write that
+// did not happen).
 func CheckSessionOpsRefuse(t *testing.T, e kv.Engine, tooLarge []byte) {
 	t.Helper()
 	const data, lock = "kvtest:session", "kvtest:session_lock"
 	if err := e.Set(lock, []byte("A"), 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	ok, err := e.SetIfLocked(data, tooLarge, 0, lock, []byte("A"), time.Hour)
+	ok, err := e.SetIfLocked(data, tooLarge, 0, lock, []byte("A"), time.Hour, true)
 	if ok || !errors.Is(err, kv.ErrValueTooLarge) {
 		t.Fatalf("too large: %v, %v", ok, err)
 	}
-	if d, err := e.TTL(lock); err != nil || d > 5*time.Second {
-		t.Fatalf("the refused write renewed the lock: ttl %v, %v", d, err)
+	if d, err := e.TTL(lock); err != nil || d > 5*time.Second || d < 0 {
+		t.Fatalf("the refused write renewed or released the lock: ttl %v, %v", d, err)
 	}
 	if found, err := e.Exists(data); err != nil || found {
 		t.Fatalf("the refused value was stored: %v, %v", found, err)
@@ -155,8 +166,9 @@ func CheckSessionOpsRefuse(t *testing.T, e kv.Engine, tooLarge []byte) {
 
 // CheckSessionsSerialize runs workers goroutines, each with its own engine
 // from newEngine, that each do rounds of the session protocol on one shared
-// session (LockAndGet, waiting while it is held; increment; SetIfLocked;
-// DelIfEq): the counter must come out at workers*rounds, no update lost.
+// session (LockAndGet, waiting while it is held; increment; SetIfLocked
+// releasing, or SetIfLocked and DelIfEq): the counter must come out at
+// workers*rounds, no update lost.
 func CheckSessionsSerialize(t *testing.T, newEngine func() kv.Engine, workers, rounds int) {
 	t.Helper()
 	const data, lock = "kvtest:shared", "kvtest:shared_lock"
@@ -186,9 +198,13 @@ func CheckSessionsSerialize(t *testing.T, newEngine func() kv.Engine, workers, r
 				}
 				count, _ := strconv.Atoi(string(buf[:n])) // absent: 0
 				next := []byte(strconv.Itoa(count + 1))
-				if ok, err := e.SetIfLocked(data, next, 0, lock, token, time.Minute); err != nil || !ok {
+				release := (w+r)%2 == 0 // released with the write, or after it
+				if ok, err := e.SetIfLocked(data, next, 0, lock, token, time.Minute, release); err != nil || !ok {
 					errs <- errors.Join(err, errors.New("lost a lock nobody could take"))
 					return
+				}
+				if release {
+					continue
 				}
 				if ok, err := e.DelIfEq(lock, token); err != nil || !ok {
 					errs <- errors.Join(err, errors.New("release failed"))

@@ -82,10 +82,10 @@ var ttlOps = []ttlOp{
 		}
 		return del(e, k)
 	}, func(e kv.Engine, k string, ttl time.Duration) error {
-		return wantTrue(e.SetIfLocked(k, []byte("v"), ttl, "kvtest:lock", []byte("tok"), time.Minute))
+		return wantTrue(e.SetIfLocked(k, []byte("v"), ttl, "kvtest:lock", []byte("tok"), time.Minute, false))
 	}, true},
 	{"SetIfLocked lock", persistent, func(e kv.Engine, k string, ttl time.Duration) error {
-		return wantTrue(e.SetIfLocked("kvtest:data", []byte("x"), 0, k, []byte("v"), ttl))
+		return wantTrue(e.SetIfLocked("kvtest:data", []byte("x"), 0, k, []byte("v"), ttl, false))
 	}, false},
 }
 
