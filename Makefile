@@ -84,7 +84,7 @@ test-interop: all
 
 test-valgrind: all $(VG_LIB)
 	@build/deps.sh valgrind
-	@USE_ZEND_ALLOC=0 VALGRIND_OPTS="--suppressions=$(CURDIR)/build/valgrind-go.supp" \
+	@USE_ZEND_ALLOC=0 VALGRIND_OPTS="--suppressions=$(CURDIR)/build/valgrind-go.supp --trace-children-skip=*/ephpm-kv" \
 		$(call PHPT,-m -d ephpm.library=$(CURDIR)/$(VG_LIB))
 
 # The committed arginfo must match the stub. Generated under build/out and

@@ -4,10 +4,13 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /tmp/ephpm-demo.XXXXXX)
-"$root/build/ephpm-kv" --unix "$work/kv.sock" 2>/dev/null &
-server=$!
+start_server() {
+  "$root/build/ephpm-kv" --unix "$work/kv.sock" --snapshot "$work/kv.snap" 2>/dev/null &
+  server=$!
+  for _ in $(seq 100); do [ -S "$work/kv.sock" ] && break; sleep 0.05; done
+}
+start_server
 trap 'kill $server 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 100); do [ -S "$work/kv.sock" ] && break; sleep 0.05; done
 
 php_in_server_mode() {
   php -n -d extension="$root/build/ephpm.so" -d ephpm.server="unix://$work/kv.sock" -r "$1"
@@ -27,3 +30,9 @@ php_in_server_mode '$l = Ephpm\Lock::acquire("lock:report", 30);
   printf("  process %d tries again:                       acquired, fence %d\n", getmypid(), $l->fence);'
 command -v redis-cli >/dev/null || { echo "server_demo.sh: redis-cli missing: run build/deps.sh demo" >&2; exit 1; }
 echo "  redis-cli GET demo:token (same store):        $(redis-cli -s "$work/kv.sock" GET demo:token)"
+kill -9 "$server"; wait "$server" 2>/dev/null || true; rm -f "$work/kv.sock"; start_server
+echo "  (the server was killed with SIGKILL and restarted: fences still only go up)"
+php_in_server_mode '$l = Ephpm\Lock::acquire("lock:after-crash", 30);
+  printf("  process %d takes another lock:                fence %d\n", getmypid(), $l->fence);'
+php_in_server_mode 'try { ephpm_kv_set("k", "v", 1e10); } catch (ValueError $e) {
+  printf("  a TTL that cannot be kept is refused:         %s\n", $e->getMessage()); }'
