@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"io"
 	"net"
 	"syscall"
 	"time"
@@ -36,7 +37,11 @@ func (c *conn) limits() *limits {
 
 func (s *Server) serveConn(nc net.Conn) {
 	defer s.connWG.Done()
-	c := &conn{writer: writer{dst: nc}, s: s, nc: nc, rd: newReader(nc), authed: s.cfg.Password == ""}
+	var rw io.ReadWriter = nc
+	if r := newRawIO(nc); r != nil {
+		rw = r
+	}
+	c := &conn{writer: writer{dst: rw}, s: s, nc: nc, rd: newReader(rw), authed: s.cfg.Password == ""}
 	if !s.track(c) {
 		nc.Close()
 		return

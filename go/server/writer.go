@@ -122,8 +122,12 @@ func (w *writer) writeDirect(b []byte) {
 		return
 	}
 	w.stalledSince.Store(time.Now().UnixNano())
-	bufs := net.Buffers{w.buf, b}
-	_, w.err = bufs.WriteTo(w.dst)
+	if v, ok := w.dst.(interface{ writeBuffers([][]byte) (int, error) }); ok {
+		_, w.err = v.writeBuffers([][]byte{w.buf, b})
+	} else {
+		bufs := net.Buffers{w.buf, b}
+		_, w.err = bufs.WriteTo(w.dst)
+	}
 	w.stalledSince.Store(0)
 	w.reset()
 	// A reply of many big values (MGET) yields between them, so it does

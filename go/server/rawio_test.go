@@ -1,0 +1,86 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Replies written while the client is slow to read come out whole and in
+// order: raw writes and writevs that the socket takes only in part, or
+// refuses (EAGAIN) until the client reads, resume where they stopped.
+func TestRawIOPartialWrites(t *testing.T) {
+	_, addr := startServer(t, Config{})
+	rc := dial(t, "unix", addr)
+	rnd := rand.New(rand.NewPCG(1, 2))
+	vals := map[string][]byte{"big": make([]byte, 600<<10+3), "mid": make([]byte, writeDirectMin), "small": make([]byte, 4000)}
+	for k, v := range vals {
+		for i := range v {
+			v[i] = byte(rnd.UintN(256))
+		}
+		runSteps(t, rc, []step{cmd("OK", "SET", k, string(v))})
+	}
+	var req, want bytes.Buffer
+	for i := range 312 { // writevs, then many small replies through the buffer
+		k := "small"
+		if i < 12 {
+			k = []string{"small", "big", "mid", "small", "big"}[i%5]
+		}
+		req.WriteString("*2\r\n$3\r\nGET\r\n$" + strconv.Itoa(len(k)) + "\r\n" + k + "\r\n")
+		want.WriteString("$" + strconv.Itoa(len(vals[k])) + "\r\n")
+		want.Write(vals[k])
+		want.WriteString("\r\n")
+	}
+	if _, err := rc.c.Write(req.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the server fills the socket and waits
+	got := make([]byte, want.Len())
+	rc.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for n := 0; n < len(got); {
+		m, err := rc.r.Read(got[n:min(len(got), n+1+rnd.IntN(100<<10))])
+		if err != nil {
+			t.Fatalf("after %d of %d bytes: %v", n, len(got), err)
+		}
+		n += m
+	}
+	if !bytes.Equal(got, want.Bytes()) {
+		i := 0
+		for got[i] == want.Bytes()[i] {
+			i++
+		}
+		t.Fatalf("replies differ from byte %d of %d", i, len(got))
+	}
+	runSteps(t, rc, []step{cmd("PONG", "PING")})
+}
+
+// A client that does not read replies small enough to go through the
+// reply buffer (not the writev of a big value) is closed too.
+func TestUnreadSmallRepliesClosed(t *testing.T) {
+	s, addr := startServer(t, Config{ClientWriteTimeout: 200 * time.Millisecond})
+	ok := dial(t, "unix", addr)
+	runSteps(t, ok, []step{cmd("OK", "SET", "v", strings.Repeat("v", writeDirectMin/2))})
+	rc := dial(t, "unix", addr)
+	rc.c.SetWriteDeadline(time.Now().Add(time.Second))
+	for range 10000 {
+		if _, err := rc.c.Write([]byte("*2\r\n$3\r\nGET\r\n$1\r\nv\r\n")); err != nil {
+			break // the server stopped reading, or closed us
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); s.outputLimitDrops.Load() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the client that does not read was not closed")
+		}
+	}
+	rc.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.Copy(io.Discard, rc.c); errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatal("connection not closed")
+	}
+	runSteps(t, ok, []step{cmd("PONG", "PING")})
+}
