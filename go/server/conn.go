@@ -38,8 +38,9 @@ func (c *conn) limits() *limits {
 func (s *Server) serveConn(nc net.Conn) {
 	defer s.connWG.Done()
 	var rw io.ReadWriter = nc
-	if r := newRawIO(nc); r != nil {
-		rw = r
+	raw := newRawIO(nc)
+	if raw != nil {
+		rw = raw
 	}
 	c := &conn{writer: writer{dst: rw}, s: s, nc: nc, rd: newReader(rw), authed: s.cfg.Password == ""}
 	if !s.track(c) {
@@ -47,6 +48,9 @@ func (s *Server) serveConn(nc net.Conn) {
 		return
 	}
 	defer s.untrack(c)
+	if raw != nil {
+		defer raw.Release() // before untrack closes the connection
+	}
 	for {
 		args, err := c.rd.next(c.limits())
 		if err == nil && args == nil {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"io"
+	"iter"
 	"net"
 	"syscall"
 	"unsafe"
@@ -17,14 +18,19 @@ import (
 // Close.
 type rawIO struct {
 	rc  syscall.RawConn
-	p   []byte   // what the pending read fills or write sends
+	p   []byte   // what the pending write sends
 	iov [][]byte // what the pending writev sends
 	n   int
 	err syscall.Errno
 
+	rp   []byte             // what the pending read fills
+	next func() (int, bool) // the reading coroutine (see Read)
+	stop func()
+	rerr error // why it ended
+
 	// made once per connection: a closure passed to the RawConn per call
 	// would be allocated per call
-	readFn, writeFn, writevFn func(fd uintptr) bool
+	writeFn, writevFn func(fd uintptr) bool
 }
 
 // newRawIO returns nc's raw reader and writer, or nil when nc is not a
@@ -39,47 +45,84 @@ func newRawIO(nc net.Conn) *rawIO {
 		return nil
 	}
 	r := &rawIO{rc: rc}
-	r.readFn = r.read
 	r.writeFn = r.write
 	r.writevFn = r.writev
 	return r
 }
 
-func (r *rawIO) read(fd uintptr) bool {
-	for {
-		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(r.p))), uintptr(len(r.p)))
-		switch e {
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return false
-		case 0:
-			r.n = int(n)
-		}
-		r.err = e
-		return true
-	}
-}
-
-// Read reads what is there, waiting for at least one byte; 0 and io.EOF
-// when the peer has closed.
+// Read reads what has arrived, waiting for at least one byte; io.EOF when
+// the peer has closed.
+//
+// A read that finds nothing (EAGAIN) costs a system call, and one per
+// request at that: the client sends its next command only once it has our
+// reply. So the connection's reads all run inside one RawConn.Read, in a
+// coroutine that hands each read's bytes to the caller: after a read that
+// left the socket empty it waits for the poller at once instead of reading
+// again. A read that returns less than asked emptied a stream socket (see
+// epoll(7)), and bytes that arrive after it always wake the wait: the
+// poller's edge-triggered readiness is reset when a RawConn.Read begins,
+// never in between. (A fresh RawConn.Read per call could not skip the
+// read: its reset would drop the readiness of bytes that arrived since.)
 func (r *rawIO) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	r.p, r.n, r.err = p, 0, 0
-	err := r.rc.Read(r.readFn)
-	n := r.n
-	r.p = nil
-	switch {
-	case err != nil:
-		return n, err
-	case r.err != 0:
-		return n, &net.OpError{Op: "read", Net: "raw", Err: r.err}
-	case n == 0:
-		return 0, io.EOF
+	if r.next == nil {
+		r.next, r.stop = iter.Pull(r.reads)
+	}
+	r.rp = p
+	n, ok := r.next()
+	r.rp = nil
+	if !ok {
+		return 0, r.rerr
 	}
 	return n, nil
+}
+
+// Release ends the reading coroutine. Between reads it holds the
+// descriptor's read lock, and Close waits for that: call Release before
+// closing the connection, and close a connection from another goroutine
+// only without holding a lock its commands may take (its goroutine must get
+// back to reading, or end, for that Close to return).
+func (r *rawIO) Release() {
+	if r.stop != nil {
+		r.stop()
+	}
+}
+
+// reads yields the length of each read into r.rp until an error, EOF or
+// Release.
+func (r *rawIO) reads(yield func(int) bool) {
+	drained := false
+	err := r.rc.Read(func(fd uintptr) bool {
+		for {
+			if drained {
+				drained = false
+				return false // wait for the poller
+			}
+			n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(r.rp))), uintptr(len(r.rp)))
+			switch {
+			case e == syscall.EINTR:
+				continue
+			case e == syscall.EAGAIN:
+				return false
+			case e != 0:
+				r.rerr = &net.OpError{Op: "read", Net: "raw", Err: e}
+				return true
+			case n == 0:
+				r.rerr = io.EOF
+				return true
+			}
+			drained = int(n) < len(r.rp)
+			if !yield(int(n)) {
+				r.rerr = net.ErrClosed
+				return true
+			}
+		}
+	})
+	if err != nil {
+		r.rerr = err
+	}
 }
 
 func (r *rawIO) write(fd uintptr) bool {

@@ -84,3 +84,43 @@ func TestUnreadSmallRepliesClosed(t *testing.T) {
 	}
 	runSteps(t, ok, []step{cmd("PONG", "PING")})
 }
+
+// Commands that arrive while the server is busy with the previous ones,
+// or just as it goes back to wait for more, are never left unread: many
+// clients each send two commands a moment apart, again and again, and
+// every reply must come.
+func TestRawIONoLostWakeups(t *testing.T) {
+	_, addr := startServer(t, Config{})
+	const clients, rounds = 8, 1500
+	errs := make(chan error, clients)
+	for i := range clients {
+		rc := dial(t, "unix", addr)
+		go func() {
+			rnd := rand.New(rand.NewPCG(uint64(i), 7))
+			rc.c.SetDeadline(time.Now().Add(10 * time.Second))
+			ping := []byte("*1\r\n$4\r\nPING\r\n")
+			buf := make([]byte, 14)
+			for range rounds {
+				rc.c.Write(ping)
+				for range rnd.IntN(3) * 1000 { // a pause of 0 to a few microseconds
+					_ = rnd.Uint64()
+				}
+				rc.c.Write(ping)
+				if _, err := io.ReadFull(rc.r, buf); err != nil {
+					errs <- err
+					return
+				}
+				if string(buf) != "+PONG\r\n+PONG\r\n" {
+					errs <- errors.New("reply " + string(buf))
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range clients {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
