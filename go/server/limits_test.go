@@ -284,3 +284,30 @@ func TestDefaultCommandSizeFitsLargestSet(t *testing.T) {
 	k, v := strings.Repeat("k", 64<<10), strings.Repeat("v", 5<<20)
 	runSteps(t, dial(t, "unix", addr), []step{cmd("OK", "SET", k, v, "PX", "60000")})
 }
+
+// A client that reads its replies slowly but steadily is not a client that
+// does not read them: the write timeout counts from the last progress, not
+// from the start of a write that is bigger than the socket can take at once.
+func TestSlowReaderNotClosed(t *testing.T) {
+	s, addr := startServer(t, Config{ClientWriteTimeout: 300 * time.Millisecond, Store: storeCfg(64<<20, 1<<20)})
+	rc := dial(t, "unix", addr)
+	runSteps(t, rc, []step{cmd("OK", "SET", "big", strings.Repeat("v", 1<<20))})
+	const gets = 3
+	rc.c.Write([]byte(strings.Repeat("*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n", gets)))
+	// 16 KiB every 10 ms: each 1 MiB reply takes well over the timeout
+	// to drain, but bytes move all the time.
+	want := gets * (len("$1048576\r\n") + 1<<20 + 2)
+	buf := make([]byte, 16<<10)
+	rc.c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	for got := 0; got < want; {
+		n, err := rc.c.Read(buf)
+		if err != nil {
+			t.Fatalf("after %d of %d bytes: %v (closed as a client that does not read: %d)", got, want, err, s.outputLimitDrops.Load())
+		}
+		got += n
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := s.outputLimitDrops.Load(); n != 0 {
+		t.Errorf("client_output_buffer_limit_disconnections = %d, want 0", n)
+	}
+}

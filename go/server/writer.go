@@ -14,13 +14,15 @@ import (
 // costs one write and no reply, however many elements it has, holds more
 // than about flushAt bytes here. A large value is written straight from the
 // store's immutable copy (writev), never copied into the buffer. While a
-// write is under way, stalledSince says since when: the watchdog closes a
-// client whose write has stalled too long.
+// write is under way, stalledSince says since when (for a large value:
+// since its last 64 KiB chunk began): the watchdog closes a client whose
+// write has made no progress for too long.
 
 const (
 	flushAt        = 64 << 10
 	writeBufKeep   = 16 << 10 // a larger buffer is dropped after a flush
 	writeDirectMin = 16 << 10 // values at least this large skip the buffer
+	writeChunk     = 64 << 10 // the write timeout counts from the last chunk written
 )
 
 type writer struct {
@@ -121,9 +123,19 @@ func (w *writer) writeDirect(b []byte) {
 		w.buf = w.buf[:0]
 		return
 	}
+	// The value goes out in chunks, each restarting the stall clock, so
+	// a client that reads slowly but steadily is not taken for one that
+	// does not read at all.
+	first := min(len(b), writeChunk)
 	w.stalledSince.Store(time.Now().UnixNano())
-	bufs := net.Buffers{w.buf, b}
+	bufs := net.Buffers{w.buf, b[:first]}
 	_, w.err = bufs.WriteTo(w.dst)
+	for b = b[first:]; len(b) > 0 && w.err == nil; {
+		n := min(len(b), writeChunk)
+		w.stalledSince.Store(time.Now().UnixNano())
+		_, w.err = w.dst.Write(b[:n])
+		b = b[n:]
+	}
 	w.stalledSince.Store(0)
 	w.reset()
 	// A reply of many big values (MGET) yields between them, so it does
