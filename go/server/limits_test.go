@@ -311,3 +311,35 @@ func TestSlowReaderNotClosed(t *testing.T) {
 		t.Errorf("client_output_buffer_limit_disconnections = %d, want 0", n)
 	}
 }
+
+// The inline limit counts the line, not its terminator: a line of exactly
+// the limit passes whether it ends in LF or CRLF, one byte more does not,
+// and a line cut just after its CR waits for the LF.
+func TestInlineLimitExact(t *testing.T) {
+	lim := limits{maxArgs: 8, maxBulk: 1 << 20, maxCommand: 1 << 20, maxInline: 1000}
+	for _, tc := range []struct {
+		n    int
+		term string
+		ok   bool
+	}{{1000, "\n", true}, {1000, "\r\n", true}, {1001, "\n", false}, {1001, "\r\n", false}} {
+		line := "ECHO " + strings.Repeat("x", tc.n-5)
+		for _, chunk := range []int{1 << 20, len(line) + 1} { // whole, or cut after the CR
+			src := io.MultiReader(strings.NewReader((line + tc.term)[:min(chunk, len(line)+len(tc.term))]),
+				strings.NewReader((line + tc.term)[min(chunk, len(line)+len(tc.term)):]))
+			rd := newReader(src)
+			var args [][]byte
+			var err error
+			for args == nil && err == nil {
+				if args, err = rd.next(&lim); args == nil && err == nil {
+					err = rd.fill(&lim)
+				}
+			}
+			if tc.ok && (err != nil || len(args) != 2 || len(args[1]) != tc.n-5) {
+				t.Errorf("%d bytes + %q (first read %d): %d args, %v; want it accepted", tc.n, tc.term, chunk, len(args), err)
+			}
+			if !tc.ok && (err == nil || !strings.Contains(err.Error(), "too big inline")) {
+				t.Errorf("%d bytes + %q (first read %d): %v; want too big inline request", tc.n, tc.term, chunk, err)
+			}
+		}
+	}
+}
