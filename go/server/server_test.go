@@ -361,3 +361,17 @@ func TestSnapshotRefusesGarbage(t *testing.T) {
 		t.Fatalf("format 2 snapshot: %v", err)
 	}
 }
+
+// An error reply that quotes the client's bytes cannot carry a line break:
+// one would end the error early and the rest would read as the next reply
+// (a forged +OK). Like Redis, CR and LF become spaces.
+func TestErrorRepliesCannotInject(t *testing.T) {
+	_, addr := startServer(t, Config{})
+	rc := dial(t, "unix", addr)
+	runSteps(t, rc, []step{
+		cmd("ERR unknown command 'x  +OK', with args beginning with: *", "x\r\n+OK"),
+		cmd("ERR unknown command 'nosuch', with args beginning with: 'a  :1' ", "nosuch", "a\r\n:1"),
+		cmd("ERR CONFIG X  +OK is not supported", "CONFIG", "x\r\n+OK"),
+		cmd("PONG", "PING"),
+	})
+}

@@ -64,10 +64,18 @@ func (w *writer) WriteString(s string) {
 	w.buf = append(w.buf, '\r', '\n')
 }
 
-// WriteError writes an error reply: -msg.
+// WriteError writes an error reply: -msg. Errors may quote what a client
+// sent, so CR and LF become spaces, as in Redis: a line break would end
+// the error early and the rest would be read as the next reply.
 func (w *writer) WriteError(msg string) {
 	w.buf = append(w.buf, '-')
+	start := len(w.buf)
 	w.buf = append(w.buf, msg...)
+	for i := start; i < len(w.buf); i++ {
+		if w.buf[i] == '\r' || w.buf[i] == '\n' {
+			w.buf[i] = ' '
+		}
+	}
 	w.buf = append(w.buf, '\r', '\n')
 }
 
