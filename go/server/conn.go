@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"io"
 	"net"
 	"syscall"
 	"time"
@@ -59,7 +60,7 @@ func (s *Server) serveConn(nc net.Conn) {
 				}
 				c.WriteError(errProtocol(pe))
 				c.Flush()
-			} else if !errors.Is(err, net.ErrClosed) {
+			} else if !errors.Is(err, net.ErrClosed) && !c.hungUp(err) {
 				s.log.Debug("connection closed", "remote", c.remoteAddr(), "err", err)
 			}
 			return
@@ -74,6 +75,12 @@ func (s *Server) serveConn(nc net.Conn) {
 		}
 		c.maybeFlush()
 	}
+}
+
+// hungUp tells a client that closed between commands (no error) from one
+// cut off inside a command.
+func (c *conn) hungUp(err error) bool {
+	return errors.Is(err, io.EOF) && c.rd.r == c.rd.w
 }
 
 // track registers a client; false when the server is closing or full.

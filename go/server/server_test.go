@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -374,4 +375,45 @@ func TestErrorRepliesCannotInject(t *testing.T) {
 		cmd("ERR CONFIG X  +OK is not supported", "CONFIG", "x\r\n+OK"),
 		cmd("PONG", "PING"),
 	})
+}
+
+// -v logs connections that closed with an error, not every client that
+// hung up between commands; one that hung up inside a command is logged.
+func TestVerboseLogsOnlyErrors(t *testing.T) {
+	var logged strings.Builder
+	var mu sync.Mutex
+	cfg := Config{Unix: filepath.Join(t.TempDir(), "kv.sock")}
+	cfg.Logger = slog.New(slog.NewTextHandler(syncWriter{&mu, &logged}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// idle, then gone; a command answered, then gone; cut inside a command
+	for _, raw := range []string{"", "PING\r\n", "*2\r\n$3\r\nGET\r\n$5\r\nab"} {
+		c, err := net.Dial("unix", cfg.Unix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raw != "" {
+			c.Write([]byte(raw))
+		}
+		if raw == "PING\r\n" {
+			io.ReadFull(c, make([]byte, len("+PONG\r\n")))
+		}
+		c.Close()
+	}
+	for deadline := time.Now().Add(5 * time.Second); s.clients.Load() != 0 || s.totalConns.Load() != 3; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("clients did not go away")
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n := strings.Count(logged.String(), "connection closed"); n != 1 {
+		t.Errorf("%d connection lines, want 1 (the one cut inside a command):\n%s", n, logged.String())
+	}
 }
