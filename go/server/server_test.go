@@ -239,6 +239,13 @@ func TestAuth(t *testing.T) {
 	})
 	rc3 := dial(t, "unix", addr)
 	runSteps(t, rc3, []step{cmd("OK", "AUTH", "default", "s3cret"), cmd("PONG", "PING")})
+	// the only user is "default", through AUTH and HELLO alike
+	rc4 := dial(t, "unix", addr)
+	runSteps(t, rc4, []step{
+		cmd("WRONGPASS invalid username-password pair or user is disabled.", "AUTH", "bob", "s3cret"),
+		cmd("WRONGPASS invalid username-password pair or user is disabled.", "HELLO", "2", "AUTH", "bob", "s3cret"),
+		cmd("NOAUTH Authentication required.", "PING"),
+	})
 }
 
 func TestRefusesPublicBindWithoutPassword(t *testing.T) {
