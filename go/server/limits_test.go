@@ -343,3 +343,32 @@ func TestInlineLimitExact(t *testing.T) {
 		}
 	}
 }
+
+// maxWriteRecorder records the largest single write.
+type maxWriteRecorder struct{ max int }
+
+func (m *maxWriteRecorder) Write(p []byte) (int, error) {
+	m.max = max(m.max, len(p))
+	return len(p), nil
+}
+
+// The reply buffer stays near flushAt whatever the reply: an MGET of many
+// missing keys (a null each) is flushed as it goes, like one of values.
+func TestReplyBufferBoundedForNulls(t *testing.T) {
+	s, err := New(Config{Unix: "unused", Store: storeCfg(1<<20, 1<<10), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.store.Close()
+	rec := &maxWriteRecorder{}
+	c := &conn{writer: writer{dst: rec}, s: s, authed: true}
+	args := [][]byte{[]byte("MGET")}
+	for i := range 60000 {
+		args = append(args, fmt.Appendf(nil, "missing%d", i))
+	}
+	s.dispatch(c, args)
+	c.Flush()
+	if rec.max > flushAt+64 {
+		t.Errorf("one write of %d bytes: the reply buffer grew past %d", rec.max, flushAt)
+	}
+}

@@ -90,7 +90,10 @@ func (w *writer) WriteInt64(n int64) {
 func (w *writer) WriteInt(n int) { w.WriteInt64(int64(n)) }
 
 // WriteNull writes the null bulk: $-1.
-func (w *writer) WriteNull() { w.buf = append(w.buf, "$-1\r\n"...) }
+func (w *writer) WriteNull() {
+	w.buf = append(w.buf, "$-1\r\n"...)
+	w.maybeFlush() // an MGET of many missing keys is as long a reply as any
+}
 
 // WriteArray writes an array header; n elements must follow.
 func (w *writer) WriteArray(n int) {
