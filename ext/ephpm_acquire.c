@@ -35,10 +35,9 @@ static int64_t monotonic_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-ephpm_acquire_result ephpm_acquire(const ephpm_kv_ops *ops, const char *key, size_t key_len,
-	const char *token, size_t token_len, int64_t ttl_ns, int64_t wait_ns, int64_t *fence)
+ephpm_acquire_result ephpm_acquire_with(ephpm_try_fn try, void *ctx, int64_t wait_ns)
 {
-	int64_t unused_fence, backoff = BACKOFF_FIRST_NS;
+	int64_t backoff = BACKOFF_FIRST_NS;
 	int64_t deadline = 0;
 	if (wait_ns > 0) {
 		/* Saturates: a wait too long to add to the clock waits forever. */
@@ -46,11 +45,8 @@ ephpm_acquire_result ephpm_acquire(const ephpm_kv_ops *ops, const char *key, siz
 		deadline = wait_ns > INT64_MAX - now ? INT64_MAX : now + wait_ns;
 	}
 	ephpm_kv_error err;
-	if (!fence) {
-		fence = &unused_fence;
-	}
 	for (;;) {
-		int rc = ops->setnx_fenced(key, key_len, token, token_len, ttl_ns, fence, &err);
+		int rc = try(ctx, &err);
 		if (rc == 1) {
 			return EPHPM_ACQUIRE_OK;
 		}
@@ -67,4 +63,28 @@ ephpm_acquire_result ephpm_acquire(const ephpm_kv_ops *ops, const char *key, siz
 		nanosleep(&ts, NULL);
 		backoff = MIN(backoff * 2, BACKOFF_MAX_NS);
 	}
+}
+
+typedef struct {
+	const ephpm_kv_ops *ops;
+	const char *key, *token;
+	size_t key_len, token_len;
+	int64_t ttl_ns, *fence;
+} fenced_attempt;
+
+static int try_setnx_fenced(void *ctx, ephpm_kv_error *err)
+{
+	fenced_attempt *a = ctx;
+	return a->ops->setnx_fenced(a->key, a->key_len, a->token, a->token_len, a->ttl_ns, a->fence, err);
+}
+
+ephpm_acquire_result ephpm_acquire(const ephpm_kv_ops *ops, const char *key, size_t key_len,
+	const char *token, size_t token_len, int64_t ttl_ns, int64_t wait_ns, int64_t *fence)
+{
+	int64_t unused_fence;
+	fenced_attempt a = {
+		.ops = ops, .key = key, .key_len = key_len, .token = token, .token_len = token_len,
+		.ttl_ns = ttl_ns, .fence = fence ? fence : &unused_fence,
+	};
+	return ephpm_acquire_with(try_setnx_fenced, &a, wait_ns);
 }

@@ -19,9 +19,16 @@ typedef enum {
 	EPHPM_ACQUIRE_OK = 1,
 } ephpm_acquire_result;
 
-/* Tries setnx_fenced until it succeeds or wait_ns passes (INT64_MAX: no
- * end), sleeping 10 ms, doubling, capped at 100 ms. A store failure returns at once: it is never
- * mistaken for contention. fence may be NULL. */
+/* One attempt: 1 acquired, 0 someone else holds it, < 0 a store error with
+ * err filled. */
+typedef int (*ephpm_try_fn)(void *ctx, ephpm_kv_error *err);
+
+/* Calls try until it acquires or wait_ns passes (INT64_MAX: no end),
+ * sleeping 10 ms, doubling, capped at 100 ms. A store failure returns at
+ * once (the exception thrown): it is never mistaken for contention. */
+ephpm_acquire_result ephpm_acquire_with(ephpm_try_fn try, void *ctx, int64_t wait_ns);
+
+/* ephpm_acquire_with over setnx_fenced; fence may be NULL. */
 ephpm_acquire_result ephpm_acquire(const ephpm_kv_ops *ops, const char *key, size_t key_len,
 	const char *token, size_t token_len, int64_t ttl_ns, int64_t wait_ns, int64_t *fence);
 

@@ -5,13 +5,9 @@
 #include "php.h"
 #include "ephpm_get.h"
 
-/* Values up to this size come back through a stack buffer in one call;
- * larger ones are copied once, straight into the returned string. */
-#define INLINE_SIZE 512
-
 zend_string *ephpm_get(const ephpm_kv_ops *ops, const char *key, size_t key_len, int *rc, ephpm_kv_error *err)
 {
-	char inline_buf[INLINE_SIZE];
+	char inline_buf[EPHPM_GET_INLINE_SIZE];
 	size_t len;
 	*rc = ops->get(key, key_len, inline_buf, sizeof inline_buf, &len, err);
 	if (*rc <= 0) {
@@ -20,6 +16,13 @@ zend_string *ephpm_get(const ephpm_kv_ops *ops, const char *key, size_t key_len,
 	if (len <= sizeof inline_buf) {
 		return zend_string_init(inline_buf, len, 0);
 	}
+	return ephpm_get_large(ops, key, key_len, len, rc, err);
+}
+
+/* Larger values are copied once, straight into the returned string. */
+zend_string *ephpm_get_large(const ephpm_kv_ops *ops, const char *key, size_t key_len, size_t len,
+	int *rc, ephpm_kv_error *err)
+{
 	/* The value may be replaced by a larger one between calls: loop. */
 	for (;;) {
 		size_t cap = len;

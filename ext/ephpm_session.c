@@ -1,10 +1,13 @@
 /*
  * session.save_handler = ephpm. Data lives at session:<sid> with a TTL of
  * session.gc_maxlifetime. With ephpm.session_locking, read takes
- * session_lock:<sid> with a random token, write first renews it with
- * expire_if_eq (a request that lost its lock must not overwrite the next
- * holder's data), and close/destroy release it with del_if_eq. A store
- * failure is an exception, never mistaken for contention.
+ * session_lock:<sid> with a random token and reads the data in the same
+ * call (lock_and_get: one round trip in server mode); write renews the lock
+ * and writes only while the lock still holds our token, then releases it
+ * (set_if_locked: a request that lost its lock must not overwrite the next
+ * holder's data); close/destroy release a lock still held with del_if_eq.
+ * A session request that writes is two round trips. A store failure is an
+ * exception, never mistaken for contention.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -92,20 +95,81 @@ static zend_result release_lock(const ephpm_kv_ops *ops, ephpm_session *session)
 	return result;
 }
 
-static zend_result take_lock(const ephpm_kv_ops *ops, ephpm_session *session, zend_string *sid)
+/* One attempt of lock_and_read: the lock and, with it, the data. */
+typedef struct {
+	const ephpm_kv_ops *ops;
+	zend_string *lock_key, *data_key;
+	const char *token;
+	int64_t lock_ttl_ns;
+	int found;  /* 1 data found, 0 missing */
+	size_t len; /* the data's length when found */
+	char buf[EPHPM_GET_INLINE_SIZE];
+} lock_read;
+
+static int try_lock_and_get(void *ctx, ephpm_kv_error *err)
+{
+	lock_read *r = ctx;
+	int rc = r->ops->lock_and_get(STR_ARGS(r->lock_key), r->token, EPHPM_TOKEN_LEN, r->lock_ttl_ns,
+		STR_ARGS(r->data_key), r->buf, sizeof r->buf, &r->len, err);
+	if (rc <= 0) {
+		return rc; /* held, or a store error */
+	}
+	r->found = rc == 2;
+	return 1;
+}
+
+/* The session's data, read with a plain get (not locked, or already). */
+static zend_result read_data(const ephpm_kv_ops *ops, zend_string *data_key, zend_string **val)
+{
+	ephpm_kv_error err;
+	int rc;
+	*val = ephpm_get(ops, STR_ARGS(data_key), &rc, &err);
+	if (rc < 0) {
+		return store_error(&err);
+	}
+	if (!*val) {
+		*val = ZSTR_EMPTY_ALLOC();
+	}
+	return SUCCESS;
+}
+
+/* Takes the session's lock and reads its data, in one call per attempt.
+ * When the lock stays taken for ephpm.session_lock_wait: fails, or reads
+ * without the lock (ephpm.session_lock_timeout_fail = 0), with a warning. */
+static zend_result lock_and_read(const ephpm_kv_ops *ops, ephpm_session *session, zend_string *sid,
+	zend_string *data_key, zend_string **val)
 {
 	if (!ephpm_new_token(session->token)) {
 		return FAILURE;
 	}
-	zend_string *lock_key = LOCK_KEY(sid);
+	lock_read r = {
+		.ops = ops, .lock_key = LOCK_KEY(sid), .data_key = data_key, .token = session->token,
+		.lock_ttl_ns = lock_ttl_ns(),
+	};
 	double wait = EPHPM_G(session_lock_wait);
-	ephpm_acquire_result rc = ephpm_acquire(ops, STR_ARGS(lock_key), session->token, EPHPM_TOKEN_LEN,
-		lock_ttl_ns(), lock_wait_ns(), NULL);
+	ephpm_acquire_result rc = ephpm_acquire_with(try_lock_and_get, &r, lock_wait_ns());
 	if (rc == EPHPM_ACQUIRE_OK) {
-		session->lock_key = lock_key;
+		session->lock_key = r.lock_key;
+		if (!r.found) {
+			*val = ZSTR_EMPTY_ALLOC();
+			return SUCCESS;
+		}
+		if (r.len <= sizeof r.buf) {
+			*val = zend_string_init(r.buf, r.len, 0);
+			return SUCCESS;
+		}
+		ephpm_kv_error err;
+		int get_rc;
+		*val = ephpm_get_large(ops, STR_ARGS(data_key), r.len, &get_rc, &err);
+		if (get_rc < 0) {
+			return store_error(&err);
+		}
+		if (!*val) { /* gone meanwhile: only a non-locking writer does that */
+			*val = ZSTR_EMPTY_ALLOC();
+		}
 		return SUCCESS;
 	}
-	zend_string_release(lock_key);
+	zend_string_release(r.lock_key);
 	if (rc == EPHPM_ACQUIRE_ERROR) {
 		return FAILURE;
 	}
@@ -117,10 +181,22 @@ static zend_result take_lock(const ephpm_kv_ops *ops, ephpm_session *session, ze
 	php_error_docref(NULL, E_WARNING, "Could not lock session %s within %.3F seconds "
 		"(ephpm.session_lock_wait): proceeding without the lock, so a concurrent request's "
 		"changes to this session may be lost", ZSTR_VAL(sid), wait);
-	return SUCCESS;
+	return read_data(ops, data_key, val);
 }
 
-/* Before a write: still ours? Renewing proves it and keeps it for the write. */
+/* The lock was lost before a write: say so and forget it (it is not ours
+ * to release any more). */
+static zend_result lost_lock(ephpm_session *session, zend_string *sid)
+{
+	php_error_docref(NULL, E_WARNING, "Session %s was not written: its lock expired "
+		"(ephpm.session_lock_ttl = %.3F seconds) and another request may hold it now",
+		ZSTR_VAL(sid), EPHPM_G(session_lock_ttl));
+	zend_string_release(session->lock_key);
+	session->lock_key = NULL;
+	return FAILURE;
+}
+
+/* Before a timestamp update: still ours? Renewing proves it and keeps it. */
 static zend_result renew_lock(const ephpm_kv_ops *ops, ephpm_session *session, zend_string *sid)
 {
 	if (!session->lock_key) {
@@ -132,15 +208,7 @@ static zend_result renew_lock(const ephpm_kv_ops *ops, ephpm_session *session, z
 	if (rc < 0) {
 		return store_error(&err);
 	}
-	if (rc == 0) {
-		php_error_docref(NULL, E_WARNING, "Session %s was not written: its lock expired "
-			"(ephpm.session_lock_ttl = %.3F seconds) and another request may hold it now",
-			ZSTR_VAL(sid), EPHPM_G(session_lock_ttl));
-		zend_string_release(session->lock_key);
-		session->lock_key = NULL;
-		return FAILURE;
-	}
-	return SUCCESS;
+	return rc == 0 ? lost_lock(session, sid) : SUCCESS;
 }
 
 static zend_result write_data(const ephpm_kv_ops *ops, zend_string *sid, zend_string *val, zend_long maxlifetime)
@@ -216,30 +284,43 @@ PS_READ_FUNC(ephpm)
 	if (!ops) {
 		return FAILURE;
 	}
-	if (EPHPM_G(session_locking) && !session->lock_key && take_lock(ops, session, key) == FAILURE) {
-		return FAILURE;
-	}
-	ephpm_kv_error err;
-	int rc;
 	zend_string *data_key = DATA_KEY(key);
-	*val = ephpm_get(ops, STR_ARGS(data_key), &rc, &err);
+	zend_result result = EPHPM_G(session_locking) && !session->lock_key
+		? lock_and_read(ops, session, key, data_key, val)
+		: read_data(ops, data_key, val);
 	zend_string_release(data_key);
-	if (rc < 0) {
-		return store_error(&err);
-	}
-	if (!*val) {
-		*val = ZSTR_EMPTY_ALLOC();
-	}
-	return SUCCESS;
+	return result;
 }
 
 PS_WRITE_FUNC(ephpm)
 {
+	ephpm_session *session = PS_GET_MOD_DATA();
 	const ephpm_kv_ops *ops = ephpm_ops();
-	if (!ops || renew_lock(ops, PS_GET_MOD_DATA(), key) == FAILURE) {
+	if (!ops) {
 		return FAILURE;
 	}
-	return write_data(ops, key, val, maxlifetime);
+	if (!session->lock_key) {
+		return write_data(ops, key, val, maxlifetime);
+	}
+	/* Renew, write and release in one call: nothing is written once the
+	 * lock is lost. PHP closes the session right after every write
+	 * (session_write_close(), the request's end, session_regenerate_id()),
+	 * so the lock is given back here, after the write, instead of in
+	 * close: one round trip fewer. */
+	ephpm_kv_error err;
+	zend_string *data_key = DATA_KEY(key);
+	int rc = ops->set_if_locked(STR_ARGS(data_key), STR_ARGS(val), lifetime_ns(maxlifetime),
+		STR_ARGS(session->lock_key), session->token, EPHPM_TOKEN_LEN, lock_ttl_ns(), 1, &err);
+	zend_string_release(data_key);
+	if (rc < 0) {
+		return store_error(&err); /* close still releases */
+	}
+	if (rc == 0) {
+		return lost_lock(session, key);
+	}
+	zend_string_release(session->lock_key);
+	session->lock_key = NULL;
+	return SUCCESS;
 }
 
 PS_DESTROY_FUNC(ephpm)

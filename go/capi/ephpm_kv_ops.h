@@ -118,6 +118,26 @@ typedef struct ephpm_kv_ops {
 	 * unreachable server or a timeout is EPHPM_KV_E_UNAVAILABLE. */
 	int (*configure_server)(const char *url, size_t url_len, const char *password,
 	                        size_t password_len, int64_t timeout_ns, ephpm_kv_error *err);
+
+	/* A session's read in one step (one round trip in server mode):
+	 * setnx(lock_key, token, lock_ttl_ns) and, only when that acquired the
+	 * lock, get(key) into buf as get() does. 0 the lock is held (nothing
+	 * read), 1 acquired and key missing, 2 acquired and key found: *len
+	 * receives its length; when *len > cap, call get() with a larger
+	 * buffer. */
+	int (*lock_and_get)(const char *lock_key, size_t lock_key_len, const char *token,
+	                    size_t token_len, int64_t lock_ttl_ns, const char *key, size_t key_len,
+	                    char *buf, size_t cap, size_t *len, ephpm_kv_error *err);
+	/* A session's write in one step: while lock_key's live value equals
+	 * token, renews it to lock_ttl_ns, then sets key to val with ttl_ns: 1.
+	 * Otherwise nothing is written: 0. Check and renewal are atomic; the
+	 * write follows, so no setnx can take the renewed lock before it. With
+	 * release != 0 the lock is then given back (del_if_eq), after the
+	 * write: a session's last write and its close in one round trip. */
+	int (*set_if_locked)(const char *key, size_t key_len, const char *val, size_t val_len,
+	                     int64_t ttl_ns, const char *lock_key, size_t lock_key_len,
+	                     const char *token, size_t token_len, int64_t lock_ttl_ns,
+	                     int release, ephpm_kv_error *err);
 } ephpm_kv_ops;
 
 /* The library's only entry point besides the table itself. */

@@ -52,7 +52,7 @@ func ephpmKvConfigure(cfg *C.ephpm_kv_config, cerr *C.ephpm_kv_error) (rc C.int)
 func ephpmKvConfigureServer(url *C.char, urlLen C.size_t, password *C.char, passwordLen C.size_t, timeout C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	err := startWith(func() (kv.Engine, error) {
-		e, err := remote.New(C.GoStringN(url, C.int(urlLen)), C.GoStringN(password, C.int(passwordLen)), time.Duration(timeout))
+		e, err := remote.New(C.GoStringN(url, C.int(urlLen)), C.GoStringN(password, C.int(passwordLen)), time.Duration(timeout), remote.RawSyscalls())
 		if err != nil {
 			return nil, configError{err}
 		}
@@ -194,4 +194,27 @@ func ephpmKvStats(out *C.ephpm_kv_stats, cerr *C.ephpm_kv_error) (rc C.int) {
 		compress_min:   C.int64_t(st.CompressMin),
 	}
 	return 0
+}
+
+//export ephpmKvLockAndGet
+func ephpmKvLockAndGet(lock *C.char, lockLen C.size_t, token *C.char, tokenLen C.size_t, lockTTL C.int64_t, key *C.char, keyLen C.size_t, buf *C.char, bufCap C.size_t, outLen *C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	acquired, n, found, err := engine().LockAndGet(goString(lock, lockLen), goBytes(token, tokenLen), time.Duration(lockTTL), goString(key, keyLen), goBytes(buf, bufCap))
+	*outLen = C.size_t(n)
+	switch {
+	case err != nil:
+		return fail(cerr, err)
+	case !acquired:
+		return 0
+	case !found:
+		return 1
+	}
+	return 2
+}
+
+//export ephpmKvSetIfLocked
+func ephpmKvSetIfLocked(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, lock *C.char, lockLen C.size_t, token *C.char, tokenLen C.size_t, lockTTL C.int64_t, release C.int, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	ok, err := engine().SetIfLocked(goString(key, keyLen), goBytes(val, valLen), time.Duration(ttl), goString(lock, lockLen), goBytes(token, tokenLen), time.Duration(lockTTL), release != 0)
+	return boolRC(ok, err, cerr)
 }

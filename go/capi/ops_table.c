@@ -49,6 +49,14 @@ static int kv_ttl_if_eq(const char *k, size_t kl, const char *t, size_t tl, int6
 static int kv_configure_server(const char *u, size_t ul, const char *p, size_t pl, int64_t timeout, ephpm_kv_error *err)
 { return ephpmKvConfigureServer(K u, ul, K p, pl, timeout, err); }
 
+static int kv_lock_and_get(const char *l, size_t ll, const char *t, size_t tl, int64_t lttl,
+	const char *k, size_t kl, char *buf, size_t cap, size_t *len, ephpm_kv_error *err)
+{ return ephpmKvLockAndGet(K l, ll, K t, tl, lttl, K k, kl, buf, cap, len, err); }
+
+static int kv_set_if_locked(const char *k, size_t kl, const char *v, size_t vl, int64_t ttl,
+	const char *l, size_t ll, const char *t, size_t tl, int64_t lttl, int release, ephpm_kv_error *err)
+{ return ephpmKvSetIfLocked(K k, kl, K v, vl, ttl, K l, ll, K t, tl, lttl, release, err); }
+
 static const ephpm_kv_ops table = {
 	.abi_version = EPHPM_KV_ABI_VERSION,
 	.struct_size = sizeof(ephpm_kv_ops),
@@ -69,6 +77,8 @@ static const ephpm_kv_ops table = {
 	.fence = kv_fence,
 	.ttl_if_eq = kv_ttl_if_eq,
 	.configure_server = kv_configure_server,
+	.lock_and_get = kv_lock_and_get,
+	.set_if_locked = kv_set_if_locked,
 };
 
 const ephpm_kv_ops *ephpm_kv_get_ops(void)

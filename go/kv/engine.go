@@ -76,6 +76,24 @@ type Engine interface {
 	// TTLIfEq is TTL for a live key whose value equals token, else
 	// TTLMissing: "is this lock still mine, and for how long".
 	TTLIfEq(key string, token []byte) (time.Duration, error)
+
+	// LockAndGet is a session's read in one step: SetNX(lock, token,
+	// lockTTL) and, only when that acquired the lock, Get(key, dst). Not
+	// acquired: nothing was read (n 0, found false). The two are not one
+	// atomic step; they need not be, since the data is read after the lock
+	// is ours, as two separate calls would.
+	LockAndGet(lock string, token []byte, lockTTL time.Duration, key string, dst []byte) (acquired bool, n int, found bool, err error)
+	// SetIfLocked is a session's write in one step: while lock is live and
+	// its value equals token, it renews lock to lockTTL and then does
+	// Set(key, value, ttl); otherwise it writes nothing and reports false.
+	// Guaranteed: the check and the renewal are one atomic step, and the
+	// write follows it (for a lockTTL longer than the write takes, no
+	// other SetNX can take lock in between). Not guaranteed: that a plain
+	// Set or Del of lock by someone else cannot slip between renewal and
+	// write; lock holders never do that. With release, the lock is then
+	// given back with DelIfEq(lock, token): after the write, never before
+	// (a request taking the lock must read the data written).
+	SetIfLocked(key string, value []byte, ttl time.Duration, lock string, token []byte, lockTTL time.Duration, release bool) (bool, error)
 }
 
 // Stats is a point-in-time view of an engine's counters.

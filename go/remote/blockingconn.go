@@ -1,7 +1,6 @@
 package remote
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // The engine is called on PHP's own thread. Through Go's netpoller every
@@ -17,10 +17,12 @@ import (
 // thread handoffs per call); a blocking socket keeps the whole round trip
 // on the calling thread, as phpredis does. Timeouts are the kernel's
 // SO_RCVTIMEO/SO_SNDTIMEO, fixed at dial, so per-call deadlines are not
-// needed (go-redis's are ignored).
+// needed.
 
 type blockingConn struct {
 	fd            int
+	timeout       time.Duration // SO_RCVTIMEO and SO_SNDTIMEO
+	raw           bool          // RawSyscalls: I/O without entersyscall
 	local, remote net.Addr
 }
 
@@ -30,7 +32,7 @@ func (e timeoutError) Error() string   { return e.op + ": i/o timeout" }
 func (e timeoutError) Timeout() bool   { return true }
 func (e timeoutError) Temporary() bool { return true }
 
-func dialBlocking(network, addr string, timeout time.Duration) (net.Conn, error) {
+func dialBlocking(network, addr string, timeout time.Duration, raw bool) (net.Conn, error) {
 	var (
 		family int
 		sa     syscall.Sockaddr
@@ -80,43 +82,126 @@ func dialBlocking(network, addr string, timeout time.Duration) (net.Conn, error)
 		}
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: remote, Err: os.NewSyscallError("connect", err)}
 	}
-	return &blockingConn{fd: fd, remote: remote, local: remote}, nil
+	return &blockingConn{fd: fd, timeout: timeout, raw: raw, remote: remote, local: remote}, nil
 }
 
+// With RawSyscalls, reads and writes are raw system calls. syscall.Read
+// marks the thread as in a syscall, and while PHP's thread waits for a
+// reply sysmon hands its P to another thread and wakes one to run it
+// (futex wakeups, ~15 us of worker CPU per session request); in a PHP
+// process nothing else needs that P, so keeping it is cheaper. Only one
+// thread at a time does I/O (one connection per process), so at most one
+// P is held this way.
+//
+// What holding the P costs: no goroutine of this process can run on it
+// until the reply comes, so a process that also serves (a test with the
+// server in it) must not use raw I/O. And a stop-the-world (a forced GC,
+// another PHP thread's allocation) waits for this thread to come back to Go
+// code. It does not wait long: Go's signals have SA_RESTART, but a socket
+// read or write with SO_RCVTIMEO/SO_SNDTIMEO set is never restarted, so the
+// preemption signal the runtime sends ends it with EINTR, the loop below is a
+// safe point, and the call resumes with what is left of its timeout. A
+// timeout is always set: New makes 0 a second, and sockTimeout's largest
+// (MaxInt64 ns, ~292 years) is still finite to the kernel, which takes
+// only {0, 0} or more than LONG_MAX/HZ seconds as none. Were the call
+// restarted anyway, the world would wait for the reply or the timeout, as
+// PHP's thread does, and nothing needed for that runs in Go, so it cannot
+// deadlock. The buffers are Go memory, which the GC never moves
+// (TestRawReadDoesNotHoldUpGC, TestRawSyscallsTimeOutThroughSignals).
+
 func (c *blockingConn) Read(p []byte) (int, error) {
+	var w interrupted
+	defer w.restore(c, syscall.SO_RCVTIMEO)
 	for {
-		n, err := syscall.Read(c.fd, p)
+		n, errno := c.syscall(syscall.SYS_READ, p)
+		if errno == syscall.EINTR {
+			errno = w.again(c, syscall.SO_RCVTIMEO)
+		}
 		switch {
-		case err == syscall.EINTR:
+		case errno == syscall.EINTR:
 			continue
-		case err == syscall.EAGAIN:
+		case errno == syscall.EAGAIN:
 			return 0, &net.OpError{Op: "read", Net: c.remote.Network(), Addr: c.remote, Err: timeoutError{"read"}}
-		case err != nil:
-			return 0, &net.OpError{Op: "read", Net: c.remote.Network(), Addr: c.remote, Err: err}
+		case errno != 0:
+			return 0, &net.OpError{Op: "read", Net: c.remote.Network(), Addr: c.remote, Err: errno}
 		case n == 0 && len(p) > 0:
 			return 0, io.EOF
 		}
-		return n, nil
+		return int(n), nil
 	}
 }
 
 func (c *blockingConn) Write(p []byte) (int, error) {
+	var w interrupted
+	defer w.restore(c, syscall.SO_SNDTIMEO)
 	written := 0
 	for written < len(p) {
-		n, err := syscall.Write(c.fd, p[written:])
-		switch {
-		case err == syscall.EINTR:
-			continue
-		case err == syscall.EAGAIN:
-			return written, &net.OpError{Op: "write", Net: c.remote.Network(), Addr: c.remote, Err: timeoutError{"write"}}
-		case err == syscall.EPIPE || err == syscall.ECONNRESET:
-			return written, &net.OpError{Op: "write", Net: c.remote.Network(), Addr: c.remote, Err: c.partingReply(err)}
-		case err != nil:
-			return written, &net.OpError{Op: "write", Net: c.remote.Network(), Addr: c.remote, Err: err}
+		rest := p[written:]
+		n, errno := c.syscall(syscall.SYS_WRITE, rest)
+		if errno == syscall.EINTR {
+			errno = w.again(c, syscall.SO_SNDTIMEO)
 		}
-		written += n
+		switch {
+		case errno == syscall.EINTR:
+			continue
+		case errno == syscall.EAGAIN:
+			return written, &net.OpError{Op: "write", Net: c.remote.Network(), Addr: c.remote, Err: timeoutError{"write"}}
+		case errno == syscall.EPIPE || errno == syscall.ECONNRESET:
+			return written, &net.OpError{Op: "write", Net: c.remote.Network(), Addr: c.remote, Err: c.partingReply(errno)}
+		case errno != 0:
+			return written, &net.OpError{Op: "write", Net: c.remote.Network(), Addr: c.remote, Err: errno}
+		}
+		written += int(n)
 	}
 	return written, nil
+}
+
+// syscall is read(2) or write(2) of p, raw or through Go's wrapper.
+func (c *blockingConn) syscall(trap uintptr, p []byte) (uintptr, syscall.Errno) {
+	ptr, n := uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p))
+	if c.raw {
+		r, _, errno := syscall.RawSyscall(trap, uintptr(c.fd), ptr, n)
+		return r, errno
+	}
+	r, _, errno := syscall.Syscall(trap, uintptr(c.fd), ptr, n)
+	return r, errno
+}
+
+// interrupted keeps a read or write that signals interrupt within its
+// timeout: the kernel starts the socket timeout afresh on every retry, so
+// the first EINTR fixes the deadline and each retry gets what is left of
+// it; restore puts the full timeout back for the next call.
+type interrupted struct {
+	since time.Time // zero until the first EINTR
+}
+
+// again: EINTR to retry (with the socket's timeout set to what is left),
+// EAGAIN when the time is up, or setsockopt's error.
+func (w *interrupted) again(c *blockingConn, opt int) syscall.Errno {
+	if w.since.IsZero() {
+		w.since = time.Now()
+	}
+	left := c.timeout - time.Since(w.since)
+	if left <= 0 {
+		return syscall.EAGAIN
+	}
+	if errno := setTimeout(c.fd, opt, left); errno != 0 {
+		return errno
+	}
+	return syscall.EINTR
+}
+
+func (w *interrupted) restore(c *blockingConn, opt int) {
+	if !w.since.IsZero() {
+		setTimeout(c.fd, opt, c.timeout)
+	}
+}
+
+func setTimeout(fd, opt int, timeout time.Duration) syscall.Errno {
+	tv := sockTimeout(timeout)
+	_, _, errno := syscall.RawSyscall6(syscall.SYS_SETSOCKOPT, uintptr(fd), syscall.SOL_SOCKET, uintptr(opt),
+		uintptr(unsafe.Pointer(&tv)), unsafe.Sizeof(tv), 0)
+	return errno
 }
 
 // closedWithReply is a write that failed because the server closed the
@@ -145,26 +230,23 @@ func (c *blockingConn) partingReply(err error) error {
 	return &closedWithReply{Reply: line, Err: err}
 }
 
-// SyscallConn lets go-redis's pool look at an idle connection before it
-// reuses it (a non-blocking MSG_PEEK): one the server closed, because it
-// restarted since the last call, is dropped and redialled instead of
-// failing the next call with a broken pipe or EOF.
-func (c *blockingConn) SyscallConn() (syscall.RawConn, error) { return rawConn(c.fd), nil }
-
-// rawConn calls f once: the socket is blocking, there is no poller to wait
-// for readiness with, so an f that asks to wait is an error.
-type rawConn int
-
-var errWouldWait = errors.New("blocking socket: cannot wait for readiness")
-
-func (r rawConn) Control(f func(uintptr)) error { f(uintptr(r)); return nil }
-func (r rawConn) Read(f func(uintptr) bool) error {
-	if !f(uintptr(r)) {
-		return errWouldWait
+// closedByPeer reports, without blocking, whether an idle connection can
+// no longer carry a command: the server closed it (it restarted since the
+// last call) or left something unasked-for in it (a parting error reply).
+// A non-blocking MSG_PEEK, so nothing is consumed.
+func (c *blockingConn) closedByPeer() bool {
+	var b [1]byte
+	for {
+		_, _, errno := syscall.RawSyscall6(syscall.SYS_RECVFROM, uintptr(c.fd), uintptr(unsafe.Pointer(&b[0])), 1,
+			syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
+		if errno == syscall.EINTR {
+			continue
+		}
+		// EAGAIN: open with nothing pending, the normal case. Otherwise
+		// 0 bytes (closed), a byte (out of step) or an error.
+		return errno != syscall.EAGAIN
 	}
-	return nil
 }
-func (r rawConn) Write(f func(uintptr) bool) error { return r.Read(f) }
 
 func (c *blockingConn) Close() error                     { return syscall.Close(c.fd) }
 func (c *blockingConn) LocalAddr() net.Addr              { return c.local }
@@ -186,10 +268,4 @@ func sockTimeout(timeout time.Duration) syscall.Timeval {
 		sec, usec = sec+1, 0
 	}
 	return syscall.Timeval{Sec: sec, Usec: usec}
-}
-
-func blockingDialer(timeout time.Duration) func(context.Context, string, string) (net.Conn, error) {
-	return func(_ context.Context, network, addr string) (net.Conn, error) {
-		return dialBlocking(network, addr, timeout)
-	}
 }

@@ -5,7 +5,6 @@
 package remote
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -16,16 +15,19 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/ephpm/ephpm-kv/kv"
 )
 
-// Engine implements kv.Engine against a server.
+// Engine implements kv.Engine against a server, over one connection that
+// callers take turns on (one PHP thread's round trip at a time).
 type Engine struct {
-	opts *redis.Options
-	rdb  atomic.Pointer[redis.Client]
-	addr string
+	addr                        string // ephpm.server, for messages
+	network, dialAddr, password string
+	timeout                     time.Duration
+	raw                         bool
+
+	mu sync.Mutex
+	cl *client // nil: dial on the next call
 
 	// The server's max_value_size, learned once per connection (a restarted
 	// server may have another): limitUnknown until asked, limitNone when
@@ -42,9 +44,18 @@ type Engine struct {
 
 var _ kv.Engine = (*Engine)(nil)
 
+// Option changes how New's engine works.
+type Option func(*Engine)
+
+// RawSyscalls does the socket I/O with raw system calls, keeping the
+// calling thread's P while it waits (see blockingconn.go): for a process
+// whose threads only wait for the server, such as PHP's, never for one that
+// also runs the server.
+func RawSyscalls() Option { return func(e *Engine) { e.raw = true } }
+
 // New returns an engine for the server at url. It connects on first use
 // and reconnects after failures; one connection per process.
-func New(url, password string, timeout time.Duration) (*Engine, error) {
+func New(url, password string, timeout time.Duration, opts ...Option) (*Engine, error) {
 	network, addr, err := ParseAddress(url)
 	if err != nil {
 		return nil, err
@@ -52,72 +63,137 @@ func New(url, password string, timeout time.Duration) (*Engine, error) {
 	if timeout <= 0 {
 		timeout = time.Second
 	}
-	e := &Engine{addr: url, opts: &redis.Options{
-		Network:         network,
-		Addr:            addr,
-		Password:        password,
-		Dialer:          blockingDialer(timeout),
-		Protocol:        2,
-		DisableIdentity: true,
-		DialTimeout:     timeout,
-		ReadTimeout:     timeout,
-		WriteTimeout:    timeout,
-		PoolSize:        1,
-		PoolTimeout:     timeout,
-		DialerRetries:   1,
-		MaxRetries:      -1, // a retried SETNX could report its own first attempt as "held"
-	}}
-	e.opts.OnConnect = func(context.Context, *redis.Conn) error {
-		e.maxValue.Store(limitUnknown)
-		return nil
+	e := &Engine{addr: url, network: network, dialAddr: addr, password: password, timeout: timeout}
+	for _, opt := range opts {
+		opt(e)
 	}
-	e.rdb.Store(redis.NewClient(e.opts))
 	return e, nil
 }
 
-func init() {
-	// Library code inside a PHP process: errors go to the caller, not stderr.
-	redis.SetLogger(silent{})
-}
-
-type silent struct{}
-
-func (silent) Printf(context.Context, string, ...any) {}
-
 // Close drops the connection.
-func (e *Engine) Close() error { return e.rdb.Load().Close() }
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.cl == nil {
+		return nil
+	}
+	err := e.cl.nc.Close()
+	e.cl = nil
+	return err
+}
 
-// reset replaces the client after a connection failure, so the next call
-// dials again at once instead of waiting out the pool's dial backoff.
-func (e *Engine) reset(failed *redis.Client) {
-	if e.rdb.CompareAndSwap(failed, redis.NewClient(e.opts)) {
-		e.maxValue.Store(limitUnknown)
-		failed.Close()
+// connect dials (and authenticates) when there is no connection. Called
+// with mu held. Nothing is retried: a retried SETNX could report its own
+// first attempt as "held".
+func (e *Engine) connect() (*client, error) {
+	if e.cl != nil {
+		if !e.cl.stale() {
+			return e.cl, nil
+		}
+		// Closed by a server that restarted since the last call: nothing
+		// of this call was sent, so dialing again is not a retry.
+		e.drop()
+	}
+	nc, err := dialBlocking(e.network, e.dialAddr, e.timeout, e.raw)
+	if err != nil {
+		return nil, err
+	}
+	cl := newClient(nc)
+	if e.password != "" {
+		cl.command(2)
+		cl.arg("AUTH")
+		cl.arg(e.password)
+		err = cl.flush()
+		var r reply
+		if err == nil {
+			r, err = cl.read()
+		}
+		if err == nil && r.kind == '-' {
+			err = replyError(r.data)
+		}
+		if err != nil {
+			nc.Close()
+			return nil, err
+		}
+	}
+	e.maxValue.Store(limitUnknown)
+	e.cl = cl
+	return cl, nil
+}
+
+// drop closes the connection after a failure that leaves the reply stream
+// out of step (or unknown), so the next call dials again. Called with mu held.
+func (e *Engine) drop() {
+	if e.cl != nil {
+		e.cl.nc.Close()
+		e.cl = nil
 	}
 }
 
-// wrap maps a client error and drops the connection unless it is still
-// in step with the server (a plain error reply, after which both sides wait
-// for the next command).
-func (e *Engine) wrap(err error) error {
-	if !keepsConnection(err) {
-		e.reset(e.rdb.Load())
+// roundTrip sends what build appends (n commands, pipelined) and hands each
+// reply to handle in order; every reply is read even after an error, so the
+// connection stays in step. An error reply goes to the caller as a
+// replyError (the first one), as does handle's first error.
+// An array reply's elements are read by handle, from c.
+func (e *Engine) roundTrip(n int, build func(c *client), handle func(i int, r *reply, c *client) error) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c, err := e.connect()
+	if err != nil {
+		return e.classify(err)
 	}
-	return e.classify(err)
+	build(c)
+	if err := c.flush(); err != nil {
+		e.drop()
+		return e.classify(err)
+	}
+	var first error
+	for i := 0; i < n; i++ {
+		r, err := c.read()
+		if err != nil {
+			e.drop()
+			return e.classify(err)
+		}
+		if r.kind == '-' {
+			err = replyError(r.data)
+		} else {
+			err = handle(i, &r, c)
+		}
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		if !keepsConnection(first) {
+			e.drop()
+		}
+		return e.classify(first)
+	}
+	return nil
+}
+
+// replyError is an error reply from the server.
+type replyError string
+
+func (e replyError) Error() string { return string(e) }
+
+// errUnexpected: a reply of the wrong type; the stream may be out of step.
+func errUnexpected(r *reply) error {
+	return errProtocolReply{fmt.Sprintf("unexpected reply %c%d %.40q", r.kind, r.n, r.data)}
 }
 
 // keepsConnection: a reply error other than a protocol error. After a
 // protocol error the server closes the connection; after a network error or
 // a short write nobody knows where the reply stream stands.
 func keepsConnection(err error) bool {
-	var reply redis.Error
+	var reply replyError
 	return errors.As(err, &reply) && !isProtocolError(reply.Error())
 }
 
 func isProtocolError(msg string) bool { return strings.HasPrefix(msg, "ERR Protocol error") }
 
 func (e *Engine) classify(err error) error {
-	var reply redis.Error
+	var reply replyError
 	if errors.As(err, &reply) {
 		return e.classifyReply(reply.Error())
 	}
@@ -191,27 +267,52 @@ func (e *Engine) checkValue(value []byte) error {
 // learnMaxValue asks the server for its max_value_size (one round trip per
 // connection; this also dials when there is no connection yet).
 func (e *Engine) learnMaxValue() (int64, error) {
-	vals, err := e.do("EPHPM.STATS").Slice()
-	if err != nil {
-		if keepsConnection(err) { // not an ephpm-kv server: it checks itself
-			e.maxValue.Store(limitNone)
-			return limitNone, nil
-		}
-		return 0, e.wrap(err)
-	}
 	limit := int64(limitNone)
-	for i := 0; i+1 < len(vals); i += 2 {
-		if name, _ := vals[i].(string); name == "max_value_size" {
-			if n, _ := vals[i+1].(int64); n > 0 {
-				limit = n
-			}
+	err := e.statsPairs(func(name string, value int64) {
+		if name == "max_value_size" && value > 0 {
+			limit = value
 		}
+	})
+	var reply replyError
+	if errors.As(err, &reply) && keepsConnection(reply) {
+		// Not an ephpm-kv server: it checks sizes itself.
+		e.maxValue.Store(limitNone)
+		return limitNone, nil
+	}
+	if err != nil {
+		return 0, err
 	}
 	e.maxValue.Store(limit)
 	return limit, nil
 }
 
-var ctx = context.Background()
+// statsPairs runs EPHPM.STATS and calls fn for each name and integer value.
+func (e *Engine) statsPairs(fn func(name string, value int64)) error {
+	return e.roundTrip(1, func(c *client) {
+		c.command(1)
+		c.arg("EPHPM.STATS")
+	}, func(_ int, r *reply, c *client) error {
+		if r.kind != '*' || r.n < 0 {
+			return errUnexpected(r)
+		}
+		var name string
+		for i := int64(0); i < r.n; i++ {
+			el, err := c.read()
+			if err != nil {
+				return err
+			}
+			switch {
+			case i%2 == 0 && el.kind == '$' && el.n >= 0:
+				name = string(el.data)
+			case i%2 == 1 && el.kind == ':':
+				fn(name, el.n)
+			case el.kind == '*':
+				return errUnexpected(&el) // nested: out of step
+			}
+		}
+		return nil
+	})
+}
 
 // ms checks a ttl (0 through kv.MaxTTL, else kv.ErrBadTTL, before anything
 // is sent) and rounds it up to whole milliseconds, the server's unit, so a
@@ -223,14 +324,90 @@ func ms(ttl time.Duration) (int64, error) {
 	return int64((ttl + time.Millisecond - 1) / time.Millisecond), nil
 }
 
-func (e *Engine) do(args ...any) *redis.Cmd { return e.rdb.Load().Do(ctx, args...) }
+// intCmd runs a command whose reply is an integer.
+func (e *Engine) intCmd(build func(c *client)) (int64, error) {
+	var n int64
+	err := e.roundTrip(1, build, func(_ int, r *reply, _ *client) error {
+		if r.kind != ':' {
+			return errUnexpected(r)
+		}
+		n = r.n
+		return nil
+	})
+	return n, err
+}
 
-func (e *Engine) boolCmd(args ...any) (bool, error) {
-	n, err := e.do(args...).Int64()
-	if err != nil {
-		return false, e.wrap(err)
+func (e *Engine) boolCmd(build func(c *client)) (bool, error) {
+	n, err := e.intCmd(build)
+	return n == 1, err
+}
+
+// okCmd runs a command whose reply is +OK; nil is (false, nil) (SET NX).
+func (e *Engine) okCmd(build func(c *client)) (bool, error) {
+	var ok bool
+	err := e.roundTrip(1, build, func(_ int, r *reply, _ *client) error {
+		switch {
+		case r.kind == '+':
+			ok = true
+		case !r.isNil():
+			return errUnexpected(r)
+		}
+		return nil
+	})
+	return ok, err
+}
+
+// keyCmd builds NAME key.
+func keyCmd(name, key string) func(c *client) {
+	return func(c *client) {
+		c.command(2)
+		c.arg(name)
+		c.arg(key)
 	}
-	return n == 1, nil
+}
+
+// tokenCmd builds NAME key token.
+func tokenCmd(name, key string, token []byte) func(c *client) {
+	return func(c *client) {
+		c.command(3)
+		c.arg(name)
+		c.arg(key)
+		c.argBytes(token)
+	}
+}
+
+// setCmd appends SET key value [NX] [PX px].
+func setCmd(c *client, key string, value []byte, nx bool, px int64) {
+	n := 3
+	if nx {
+		n++
+	}
+	if px > 0 {
+		n += 2
+	}
+	c.command(n)
+	c.arg("SET")
+	c.arg(key)
+	c.argBytes(value)
+	if nx {
+		c.arg("NX")
+	}
+	if px > 0 {
+		c.arg("PX")
+		c.argInt(px)
+	}
+}
+
+// getReply takes GET's reply: the value copied into dst, or kept for the
+// next Get when it does not fit.
+func (e *Engine) getReply(r *reply, key string, dst []byte) (n int, found bool, err error) {
+	switch {
+	case r.isNil():
+		return 0, false, nil
+	case r.kind != '$':
+		return 0, false, errUnexpected(r)
+	}
+	return e.keepValue(key, r.data, dst), true, nil
 }
 
 // Get implements kv.Engine.
@@ -243,20 +420,30 @@ func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
 		return copy(dst, v), true, nil
 	}
 	e.pendingMu.Unlock()
-	v, err := e.rdb.Load().Get(ctx, key).Bytes()
-	if errors.Is(err, redis.Nil) {
-		return 0, false, nil
-	}
+	var (
+		n     int
+		found bool
+	)
+	err := e.roundTrip(1, keyCmd("GET", key), func(_ int, r *reply, _ *client) (err error) {
+		n, found, err = e.getReply(r, key, dst)
+		return err
+	})
 	if err != nil {
-		return 0, false, e.wrap(err)
+		return 0, false, err
 	}
+	return n, found, nil
+}
+
+// keepValue copies v into dst when it fits, else keeps a copy for the Get
+// that follows with a larger buffer; it returns v's length.
+func (e *Engine) keepValue(key string, v, dst []byte) int {
 	if len(v) > len(dst) {
 		e.pendingMu.Lock()
-		e.pendingKey, e.pendingValue = strings.Clone(key), v
+		e.pendingKey, e.pendingValue = strings.Clone(key), append([]byte(nil), v...)
 		e.pendingMu.Unlock()
-		return len(v), true, nil
+		return len(v)
 	}
-	return copy(dst, v), true, nil
+	return copy(dst, v)
 }
 
 // Set implements kv.Engine.
@@ -268,14 +455,11 @@ func (e *Engine) Set(key string, value []byte, ttl time.Duration) error {
 	if err := e.checkValue(value); err != nil {
 		return err
 	}
-	args := []any{"SET", key, value}
-	if px > 0 {
-		args = append(args, "PX", px)
+	ok, err := e.okCmd(func(c *client) { setCmd(c, key, value, false, px) })
+	if err == nil && !ok {
+		return e.classify(errProtocolReply{"nil reply to SET"})
 	}
-	if err := e.do(args...).Err(); err != nil {
-		return e.wrap(err)
-	}
-	return nil
+	return err
 }
 
 // SetNX implements kv.Engine.
@@ -287,30 +471,19 @@ func (e *Engine) SetNX(key string, value []byte, ttl time.Duration) (bool, error
 	if err := e.checkValue(value); err != nil {
 		return false, err
 	}
-	args := []any{"SET", key, value, "NX"}
-	if px > 0 {
-		args = append(args, "PX", px)
-	}
-	err = e.do(args...).Err()
-	if errors.Is(err, redis.Nil) {
-		return false, nil
-	}
-	if err != nil {
-		return false, e.wrap(err)
-	}
-	return true, nil
+	return e.okCmd(func(c *client) { setCmd(c, key, value, true, px) })
 }
 
 // Del implements kv.Engine.
-func (e *Engine) Del(key string) (bool, error) { return e.boolCmd("DEL", key) }
+func (e *Engine) Del(key string) (bool, error) { return e.boolCmd(keyCmd("DEL", key)) }
 
 // DelIfEq implements kv.Engine.
 func (e *Engine) DelIfEq(key string, token []byte) (bool, error) {
-	return e.boolCmd("DELIFEQ", key, token)
+	return e.boolCmd(tokenCmd("DELIFEQ", key, token))
 }
 
 // Exists implements kv.Engine.
-func (e *Engine) Exists(key string) (bool, error) { return e.boolCmd("EXISTS", key) }
+func (e *Engine) Exists(key string) (bool, error) { return e.boolCmd(keyCmd("EXISTS", key)) }
 
 // Expire implements kv.Engine.
 func (e *Engine) Expire(key string, ttl time.Duration) (bool, error) {
@@ -318,7 +491,12 @@ func (e *Engine) Expire(key string, ttl time.Duration) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return e.boolCmd("EPHPM.PEXPIRE", key, px)
+	return e.boolCmd(func(c *client) {
+		c.command(3)
+		c.arg("EPHPM.PEXPIRE")
+		c.arg(key)
+		c.argInt(px)
+	})
 }
 
 // ExpireIfEq implements kv.Engine.
@@ -327,7 +505,13 @@ func (e *Engine) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, 
 	if err != nil {
 		return false, err
 	}
-	return e.boolCmd("EPHPM.PEXPIREIFEQ", key, token, px)
+	return e.boolCmd(func(c *client) {
+		c.command(4)
+		c.arg("EPHPM.PEXPIREIFEQ")
+		c.arg(key)
+		c.argBytes(token)
+		c.argInt(px)
+	})
 }
 
 // ttlReply turns -2/-1/n-units into a TTL. An n too large for a Duration
@@ -345,18 +529,18 @@ func ttlReply(n int64, unit time.Duration) time.Duration {
 
 // TTL implements kv.Engine.
 func (e *Engine) TTL(key string) (time.Duration, error) {
-	n, err := e.do("PTTL", key).Int64()
+	n, err := e.intCmd(keyCmd("PTTL", key))
 	if err != nil {
-		return 0, e.wrap(err)
+		return 0, err
 	}
 	return ttlReply(n, time.Millisecond), nil
 }
 
 // TTLIfEq implements kv.Engine.
 func (e *Engine) TTLIfEq(key string, token []byte) (time.Duration, error) {
-	n, err := e.do("EPHPM.PTTLIFEQ", key, token).Int64()
+	n, err := e.intCmd(tokenCmd("EPHPM.PTTLIFEQ", key, token))
 	if err != nil {
-		return 0, e.wrap(err)
+		return 0, err
 	}
 	return ttlReply(n, time.Microsecond), nil
 }
@@ -367,11 +551,13 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := e.do("EPHPM.INCRBY", key, by, px).Int64()
-	if err != nil {
-		return 0, e.wrap(err)
-	}
-	return n, nil
+	return e.intCmd(func(c *client) {
+		c.command(4)
+		c.arg("EPHPM.INCRBY")
+		c.arg(key)
+		c.argInt(by)
+		c.argInt(px)
+	})
 }
 
 // SetNXFenced implements kv.Engine.
@@ -383,43 +569,140 @@ func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64
 	if err := e.checkValue(value); err != nil {
 		return 0, false, err
 	}
-	fence, err := e.do("EPHPM.SETNXFENCED", key, value, px).Int64()
+	fence, err := e.intCmd(func(c *client) {
+		c.command(4)
+		c.arg("EPHPM.SETNXFENCED")
+		c.arg(key)
+		c.argBytes(value)
+		c.argInt(px)
+	})
 	if err != nil {
-		return 0, false, e.wrap(err)
+		return 0, false, err
 	}
 	return fence, fence != 0, nil
 }
 
 // Fence implements kv.Engine.
 func (e *Engine) Fence(resource string, fence int64) (bool, error) {
-	return e.boolCmd("EPHPM.FENCE", resource, fence)
+	return e.boolCmd(func(c *client) {
+		c.command(3)
+		c.arg("EPHPM.FENCE")
+		c.arg(resource)
+		c.argInt(fence)
+	})
 }
 
 // Flush implements kv.Engine.
 func (e *Engine) Flush() error {
-	if err := e.do("FLUSHALL").Err(); err != nil {
-		return e.wrap(err)
+	ok, err := e.okCmd(func(c *client) {
+		c.command(1)
+		c.arg("FLUSHALL")
+	})
+	if err == nil && !ok {
+		return e.classify(errProtocolReply{"nil reply to FLUSHALL"})
 	}
-	return nil
+	return err
 }
 
 // Stats implements kv.Engine.
 func (e *Engine) Stats() (kv.Stats, error) {
-	vals, err := e.do("EPHPM.STATS").Slice()
-	if err != nil {
-		return kv.Stats{}, e.wrap(err)
-	}
 	var st kv.Stats
 	fields := map[string]*int64{
 		"keys": &st.Keys, "bytes_used": &st.BytesUsed, "bytes_limit": &st.BytesLimit, "hits": &st.Hits,
 		"misses": &st.Misses, "expired": &st.Expired, "rejected": &st.Rejected, "compressed": &st.Compressed,
 		"max_value_size": &st.ValueMax, "compress_min": &st.CompressMin,
 	}
-	for i := 0; i+1 < len(vals); i += 2 {
-		name, _ := vals[i].(string)
+	err := e.statsPairs(func(name string, value int64) {
 		if p, ok := fields[name]; ok {
-			*p, _ = vals[i+1].(int64)
+			*p = value
 		}
+	})
+	if err != nil {
+		return kv.Stats{}, err
 	}
 	return st, nil
+}
+
+// LockAndGet implements kv.Engine in one round trip: SET lock token NX PX
+// and GET key, pipelined. When the lock was not acquired, the GET's reply
+// is read and dropped.
+func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, key string, dst []byte) (bool, int, bool, error) {
+	px, err := ms(lockTTL)
+	if err != nil {
+		return false, 0, false, err
+	}
+	if err := e.checkValue(token); err != nil {
+		return false, 0, false, err
+	}
+	var (
+		acquired, found bool
+		n               int
+	)
+	err = e.roundTrip(2, func(c *client) {
+		setCmd(c, lock, token, true, px)
+		c.command(2)
+		c.arg("GET")
+		c.arg(key)
+	}, func(i int, r *reply, _ *client) (err error) {
+		if i == 0 {
+			if acquired = r.kind == '+'; !acquired && !r.isNil() {
+				return errUnexpected(r)
+			}
+			return nil
+		}
+		if !acquired {
+			return nil
+		}
+		n, found, err = e.getReply(r, key, dst)
+		return err
+	})
+	if err != nil {
+		return false, 0, false, err
+	}
+	return acquired, n, found, nil
+}
+
+// SetIfLocked implements kv.Engine with EPHPM.SETIFLOCKED, and DELIFEQ
+// pipelined after it to release: one round trip either way. The server
+// runs them in order, so the lock goes after the write. When the lock was
+// not ours, the DELIFEQ finds another token (or none) and deletes nothing.
+func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock string, token []byte, lockTTL time.Duration, release bool) (bool, error) {
+	px, err := ms(ttl)
+	if err != nil {
+		return false, err
+	}
+	lockPX, err := ms(lockTTL)
+	if err != nil {
+		return false, err
+	}
+	if err := e.checkValue(value); err != nil {
+		return false, err
+	}
+	commands := 1
+	if release {
+		commands = 2
+	}
+	var written bool
+	err = e.roundTrip(commands, func(c *client) {
+		c.command(7)
+		c.arg("EPHPM.SETIFLOCKED")
+		c.arg(key)
+		c.argBytes(value)
+		c.argInt(px)
+		c.arg(lock)
+		c.argBytes(token)
+		c.argInt(lockPX)
+		if release {
+			tokenCmd("DELIFEQ", lock, token)(c)
+		}
+	}, func(i int, r *reply, _ *client) error {
+		if r.kind != ':' {
+			return errUnexpected(r)
+		}
+		if i == 0 {
+			written = r.n == 1
+		}
+		return nil
+	})
+	return written, err
 }

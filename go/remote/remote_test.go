@@ -397,7 +397,7 @@ func TestProtocolErrorReplies(t *testing.T) {
 		if err := e.classifyReply(msg); !errors.Is(err, kv.ErrValueTooLarge) {
 			t.Errorf("%q: %v", msg, err)
 		}
-		if keepsConnection(redisError(msg)) {
+		if keepsConnection(replyError(msg)) {
 			t.Errorf("%q keeps the connection", msg)
 		}
 	}
@@ -408,19 +408,14 @@ func TestProtocolErrorReplies(t *testing.T) {
 		if err := e.classifyReply(msg); errors.Is(err, kv.ErrValueTooLarge) {
 			t.Errorf("%q: %v", msg, err)
 		}
-		if keepsConnection(redisError(msg)) {
+		if keepsConnection(replyError(msg)) {
 			t.Errorf("%q keeps the connection", msg)
 		}
 	}
-	if !keepsConnection(redisError("ERR value is not an integer or out of range")) {
+	if !keepsConnection(replyError("ERR value is not an integer or out of range")) {
 		t.Error("a plain error reply drops the connection")
 	}
 }
-
-type redisError string
-
-func (e redisError) Error() string { return string(e) }
-func (redisError) RedisError()     {}
 
 // A server restarted between two calls (a deploy, a crash and a restart)
 // leaves every client's pooled connection closed. The next call must not

@@ -66,6 +66,7 @@ var commandList = []command{
 	{"ephpm.pttlifeq", 3, false, cmdPTTLIfEq},
 	{"ephpm.incrby", 4, false, cmdEphpmIncrBy},
 	{"ephpm.stats", 1, false, cmdStats},
+	{"ephpm.setiflocked", 7, false, cmdSetIfLocked},
 }
 
 var commands = map[string]*command{}

@@ -81,6 +81,16 @@ func (s *Store) write(key string, value []byte, opt *SetOptions, fence *int64) (
 	if err != nil {
 		return res, err
 	}
+	return s.writeItemFenced(owned, it, opt, fence)
+}
+
+// writeItem is write for an item made by newItem.
+func (s *Store) writeItem(owned string, it *item, opt *SetOptions) (SetResult, error) {
+	return s.writeItemFenced(owned, it, opt, nil)
+}
+
+func (s *Store) writeItemFenced(owned string, it *item, opt *SetOptions, fence *int64) (SetResult, error) {
+	var res SetResult
 	var fenceErr error
 	if !s.retryWhenFull(func() bool {
 		res = SetResult{}

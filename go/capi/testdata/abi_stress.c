@@ -132,6 +132,29 @@ static void check_get_roundtrip(size_t size)
 	free(value);
 }
 
+/* The session steps' return codes cross the ABI as the header says. */
+static void check_session_ops(void)
+{
+	ephpm_kv_error err;
+	char buf[8];
+	size_t len = 99;
+	CHECK(ops->lock_and_get("sl", 2, "A", 1, 60 * SEC, "sd", 2, buf, sizeof buf, &len, &err) == 1 && len == 0,
+	      "lock_and_get, no data: len %zu", len);
+	CHECK(ops->lock_and_get("sl", 2, "B", 1, 60 * SEC, "sd", 2, buf, sizeof buf, &len, &err) == 0,
+	      "lock_and_get of a held lock");
+	CHECK(ops->set_if_locked("sd", 2, "0123456789", 10, 0, "sl", 2, "A", 1, 60 * SEC, 0, &err) == 1,
+	      "set_if_locked by the holder: %s", err.message);
+	CHECK(ops->set_if_locked("sd", 2, "x", 1, 0, "sl", 2, "B", 1, 60 * SEC, 1, &err) == 0
+	      && ops->exists("sl", 2, &err) == 1, "set_if_locked by a stranger");
+	CHECK(ops->set_if_locked("sd", 2, "0123456789", 10, 0, "sl", 2, "A", 1, 60 * SEC, 1, &err) == 1
+	      && ops->exists("sl", 2, &err) == 0, "set_if_locked releasing: %s", err.message);
+	CHECK(ops->lock_and_get("sl", 2, "B", 1, 60 * SEC, "sd", 2, buf, sizeof buf, &len, &err) == 2 && len == 10,
+	      "lock_and_get of data larger than the buffer: len %zu", len);
+	CHECK(ops->set_if_locked("", 0, "x", 1, 0, "sl", 2, "B", 1, 60 * SEC, 0, &err) == -EPHPM_KV_E_EMPTY_KEY,
+	      "set_if_locked with an empty key: code %d", err.code);
+	CHECK(ops->del("sl", 2, &err) == 1 && ops->del("sd", 2, &err) == 1, "cleanup");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) { fprintf(stderr, "usage: %s libephpm_kv.so\n", argv[0]); return 2; }
@@ -162,6 +185,7 @@ int main(int argc, char **argv)
 	check_get_roundtrip(0);
 	check_get_roundtrip(10);
 	check_get_roundtrip(5000);   /* compressible: crosses compressed storage */
+	check_session_ops();
 
 	int64_t ttl = 0;
 	CHECK(ops->ttl("nope", 4, &ttl, &err) == 0 && ttl == EPHPM_KV_TTL_MISSING, "ttl missing = %lld", (long long)ttl);

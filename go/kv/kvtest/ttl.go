@@ -71,6 +71,22 @@ var ttlOps = []ttlOp{
 	{"ExpireIfEq", persistent, func(e kv.Engine, k string, ttl time.Duration) error {
 		return wantTrue(e.ExpireIfEq(k, []byte("v"), ttl))
 	}, false},
+	// The session steps: the lock's ttl, the data's, and a renewal.
+	{"LockAndGet", del, func(e kv.Engine, k string, ttl time.Duration) error {
+		acquired, _, _, err := e.LockAndGet(k, []byte("v"), ttl, "kvtest:data", nil)
+		return wantTrue(acquired, err)
+	}, true},
+	{"SetIfLocked data", func(e kv.Engine, k string) error {
+		if err := e.Set("kvtest:lock", []byte("tok"), 0); err != nil {
+			return err
+		}
+		return del(e, k)
+	}, func(e kv.Engine, k string, ttl time.Duration) error {
+		return wantTrue(e.SetIfLocked(k, []byte("v"), ttl, "kvtest:lock", []byte("tok"), time.Minute, false))
+	}, true},
+	{"SetIfLocked lock", persistent, func(e kv.Engine, k string, ttl time.Duration) error {
+		return wantTrue(e.SetIfLocked("kvtest:data", []byte("x"), 0, k, []byte("v"), ttl, false))
+	}, false},
 }
 
 func del(e kv.Engine, key string) error { _, err := e.Del(key); return err }
