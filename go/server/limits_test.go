@@ -24,14 +24,7 @@ func TestPreAuthLimits(t *testing.T) {
 		"long inline":     strings.Repeat("a", 16<<10+1),
 	} {
 		t.Run(name, func(t *testing.T) {
-			rc := dial(t, "unix", addr)
-			rc.c.Write([]byte(raw))
-			if got := rc.read(); !strings.HasPrefix(got, "ERR Protocol error") {
-				t.Fatalf("reply %q, want a protocol error", got)
-			}
-			if got := rc.read(); got != "EOF" {
-				t.Fatalf("connection still open, read %q", got)
-			}
+			expectProtocolError(t, addr, raw)
 		})
 	}
 	big := strings.Repeat("x", 100<<10)

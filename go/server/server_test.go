@@ -299,14 +299,7 @@ func TestProtocolLimits(t *testing.T) {
 	}
 	for name, raw := range cases {
 		t.Run(name, func(t *testing.T) {
-			rc := dial(t, "unix", addr)
-			rc.c.Write([]byte(raw))
-			if got := rc.read(); !strings.HasPrefix(got, "ERR Protocol error") {
-				t.Fatalf("reply %q, want a protocol error", got)
-			}
-			if got := rc.read(); got != "EOF" {
-				t.Fatalf("connection still open, read %q", got)
-			}
+			expectProtocolError(t, addr, raw)
 		})
 	}
 	runSteps(t, dial(t, "unix", addr), []step{cmd("PONG", "PING"), cmd(`"`+strings.Repeat("x", 1024)+`"`, "ECHO", strings.Repeat("x", 1024))})
