@@ -71,13 +71,20 @@ func removeStaleTemps(path string) error {
 	prefix := tempPrefix(path)
 	var errs []error
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), prefix) && e.Type().IsRegular() {
+		if isTempOf(e.Name(), prefix) && e.Type().IsRegular() {
 			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, err)
 			}
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// isTempOf: name is prefix followed by os.CreateTemp's random digits, so a
+// snapshot whose name merely extends path's ("a-b" for "a") keeps its files.
+func isTempOf(name, prefix string) bool {
+	rest, ok := strings.CutPrefix(name, prefix)
+	return ok && rest != "" && strings.Trim(rest, "0123456789") == ""
 }
 
 // checkWritable proves at startup that path can be replaced later, rather

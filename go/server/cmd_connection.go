@@ -36,7 +36,7 @@ func cmdHello(s *Server, c *conn, a [][]byte) {
 					c.WriteError(errSyntax)
 					return
 				}
-				if !s.checkPassword(a[i+2]) {
+				if string(a[i+1]) != "default" || !s.checkPassword(a[i+2]) {
 					s.authFailed(c)
 					c.WriteError(errWrongPass)
 					return

@@ -68,7 +68,7 @@ func (s *Server) serveConn(nc net.Conn) {
 				}
 				c.WriteError(errProtocol(pe))
 				c.Flush()
-			} else if !errors.Is(err, net.ErrClosed) {
+			} else if !errors.Is(err, net.ErrClosed) && !c.hungUp(err) {
 				s.log.Debug("connection closed", "remote", c.remoteAddr(), "err", err)
 			}
 			return
@@ -83,6 +83,12 @@ func (s *Server) serveConn(nc net.Conn) {
 		}
 		c.maybeFlush()
 	}
+}
+
+// hungUp tells a client that closed between commands (no error) from one
+// cut off inside a command.
+func (c *conn) hungUp(err error) bool {
+	return errors.Is(err, io.EOF) && c.rd.r == c.rd.w
 }
 
 // track registers a client; false when the server is closing or full.

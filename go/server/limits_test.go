@@ -24,14 +24,7 @@ func TestPreAuthLimits(t *testing.T) {
 		"long inline":     strings.Repeat("a", 16<<10+1),
 	} {
 		t.Run(name, func(t *testing.T) {
-			rc := dial(t, "unix", addr)
-			rc.c.Write([]byte(raw))
-			if got := rc.read(); !strings.HasPrefix(got, "ERR Protocol error") {
-				t.Fatalf("reply %q, want a protocol error", got)
-			}
-			if got := rc.read(); got != "EOF" {
-				t.Fatalf("connection still open, read %q", got)
-			}
+			expectProtocolError(t, addr, raw)
 		})
 	}
 	big := strings.Repeat("x", 100<<10)
@@ -283,4 +276,92 @@ func TestDefaultCommandSizeFitsLargestSet(t *testing.T) {
 	_, addr := startServer(t, Config{Store: storeCfg(64<<20, 5<<20)})
 	k, v := strings.Repeat("k", 64<<10), strings.Repeat("v", 5<<20)
 	runSteps(t, dial(t, "unix", addr), []step{cmd("OK", "SET", k, v, "PX", "60000")})
+}
+
+// A client that reads its replies slowly but steadily is not a client that
+// does not read them: the write timeout counts from the last progress, not
+// from the start of a write that is bigger than the socket can take at once.
+func TestSlowReaderNotClosed(t *testing.T) {
+	s, addr := startServer(t, Config{ClientWriteTimeout: 300 * time.Millisecond, Store: storeCfg(64<<20, 1<<20)})
+	rc := dial(t, "unix", addr)
+	runSteps(t, rc, []step{cmd("OK", "SET", "big", strings.Repeat("v", 1<<20))})
+	const gets = 3
+	rc.c.Write([]byte(strings.Repeat("*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n", gets)))
+	// 16 KiB every 10 ms: each 1 MiB reply takes well over the timeout
+	// to drain, but bytes move all the time.
+	want := gets * (len("$1048576\r\n") + 1<<20 + 2)
+	buf := make([]byte, 16<<10)
+	rc.c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	for got := 0; got < want; {
+		n, err := rc.c.Read(buf)
+		if err != nil {
+			t.Fatalf("after %d of %d bytes: %v (closed as a client that does not read: %d)", got, want, err, s.outputLimitDrops.Load())
+		}
+		got += n
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := s.outputLimitDrops.Load(); n != 0 {
+		t.Errorf("client_output_buffer_limit_disconnections = %d, want 0", n)
+	}
+}
+
+// The inline limit counts the line, not its terminator: a line of exactly
+// the limit passes whether it ends in LF or CRLF, one byte more does not,
+// and a line cut just after its CR waits for the LF.
+func TestInlineLimitExact(t *testing.T) {
+	lim := limits{maxArgs: 8, maxBulk: 1 << 20, maxCommand: 1 << 20, maxInline: 1000}
+	for _, tc := range []struct {
+		n    int
+		term string
+		ok   bool
+	}{{1000, "\n", true}, {1000, "\r\n", true}, {1001, "\n", false}, {1001, "\r\n", false}} {
+		line := "ECHO " + strings.Repeat("x", tc.n-5)
+		for _, chunk := range []int{1 << 20, len(line) + 1} { // whole, or cut after the CR
+			src := io.MultiReader(strings.NewReader((line + tc.term)[:min(chunk, len(line)+len(tc.term))]),
+				strings.NewReader((line + tc.term)[min(chunk, len(line)+len(tc.term)):]))
+			rd := newReader(src)
+			var args [][]byte
+			var err error
+			for args == nil && err == nil {
+				if args, err = rd.next(&lim); args == nil && err == nil {
+					err = rd.fill(&lim)
+				}
+			}
+			if tc.ok && (err != nil || len(args) != 2 || len(args[1]) != tc.n-5) {
+				t.Errorf("%d bytes + %q (first read %d): %d args, %v; want it accepted", tc.n, tc.term, chunk, len(args), err)
+			}
+			if !tc.ok && (err == nil || !strings.Contains(err.Error(), "too big inline")) {
+				t.Errorf("%d bytes + %q (first read %d): %v; want too big inline request", tc.n, tc.term, chunk, err)
+			}
+		}
+	}
+}
+
+// maxWriteRecorder records the largest single write.
+type maxWriteRecorder struct{ max int }
+
+func (m *maxWriteRecorder) Write(p []byte) (int, error) {
+	m.max = max(m.max, len(p))
+	return len(p), nil
+}
+
+// The reply buffer stays near flushAt whatever the reply: an MGET of many
+// missing keys (a null each) is flushed as it goes, like one of values.
+func TestReplyBufferBoundedForNulls(t *testing.T) {
+	s, err := New(Config{Unix: "unused", Store: storeCfg(1<<20, 1<<10), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.store.Close()
+	rec := &maxWriteRecorder{}
+	c := &conn{writer: writer{dst: rec}, s: s, authed: true}
+	args := [][]byte{[]byte("MGET")}
+	for i := range 60000 {
+		args = append(args, fmt.Appendf(nil, "missing%d", i))
+	}
+	s.dispatch(c, args)
+	c.Flush()
+	if rec.max > flushAt+64 {
+		t.Errorf("one write of %d bytes: the reply buffer grew past %d", rec.max, flushAt)
+	}
 }

@@ -217,18 +217,15 @@ func (rd *reader) inline(b []byte, lim *limits) (args [][]byte, done bool, err e
 	i := bytes.IndexByte(b[rd.p:], '\n')
 	if i < 0 {
 		rd.p = len(b)
-		if len(b) > lim.maxInline {
+		if lineLen(b) > lim.maxInline {
 			return nil, false, overLimit("too big inline request (more than %d bytes)", lim.maxInline)
 		}
 		return nil, false, nil
 	}
 	end := rd.p + i
-	if end > lim.maxInline {
+	line := b[:lineLen(b[:end])]
+	if len(line) > lim.maxInline {
 		return nil, false, overLimit("too big inline request (more than %d bytes)", lim.maxInline)
-	}
-	line := b[:end]
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
 	}
 	args, err = splitArgs(line, rd.args[:0], lim.maxArgs)
 	rd.consume(end + 1)
@@ -240,6 +237,15 @@ func (rd *reader) inline(b []byte, lim *limits) (args [][]byte, done bool, err e
 		return nil, true, nil
 	}
 	return args, true, nil
+}
+
+// lineLen is the length of a line without the CR of its CRLF: the limit
+// counts the line, not its terminator.
+func lineLen(b []byte) int {
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		return n - 1
+	}
+	return len(b)
 }
 
 func isSpace(c byte) bool {

@@ -99,7 +99,7 @@ func New(cfg Config) (*Server, error) {
 		s.cfg.MaxBulk = max(s.store.Config().MaxValueSize, kv.MaxKeySize)
 	}
 	if s.cfg.MaxCommandSize <= 0 {
-		s.cfg.MaxCommandSize = max(4<<20, s.cfg.MaxBulk+kv.MaxKeySize+4<<10)
+		s.cfg.MaxCommandSize = max(4<<20, MinCommandSize(s.cfg.MaxBulk))
 	}
 	s.limits = limits{maxArgs: s.cfg.MaxArgs, maxBulk: s.cfg.MaxBulk, maxCommand: s.cfg.MaxCommandSize, maxInline: 64 << 10}
 	s.preAuth = preAuthLimits(s.limits)
@@ -111,6 +111,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	return s, nil
 }
+
+// MinCommandSize is the smallest command cap that still lets one SET of a
+// maxBulk-byte value with the largest key through, framing included.
+func MinCommandSize(maxBulk int64) int64 { return maxBulk + kv.MaxKeySize + 4<<10 }
 
 func requireLoopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -238,6 +239,13 @@ func TestAuth(t *testing.T) {
 	})
 	rc3 := dial(t, "unix", addr)
 	runSteps(t, rc3, []step{cmd("OK", "AUTH", "default", "s3cret"), cmd("PONG", "PING")})
+	// the only user is "default", through AUTH and HELLO alike
+	rc4 := dial(t, "unix", addr)
+	runSteps(t, rc4, []step{
+		cmd("WRONGPASS invalid username-password pair or user is disabled.", "AUTH", "bob", "s3cret"),
+		cmd("WRONGPASS invalid username-password pair or user is disabled.", "HELLO", "2", "AUTH", "bob", "s3cret"),
+		cmd("NOAUTH Authentication required.", "PING"),
+	})
 }
 
 func TestRefusesPublicBindWithoutPassword(t *testing.T) {
@@ -291,14 +299,7 @@ func TestProtocolLimits(t *testing.T) {
 	}
 	for name, raw := range cases {
 		t.Run(name, func(t *testing.T) {
-			rc := dial(t, "unix", addr)
-			rc.c.Write([]byte(raw))
-			if got := rc.read(); !strings.HasPrefix(got, "ERR Protocol error") {
-				t.Fatalf("reply %q, want a protocol error", got)
-			}
-			if got := rc.read(); got != "EOF" {
-				t.Fatalf("connection still open, read %q", got)
-			}
+			expectProtocolError(t, addr, raw)
 		})
 	}
 	runSteps(t, dial(t, "unix", addr), []step{cmd("PONG", "PING"), cmd(`"`+strings.Repeat("x", 1024)+`"`, "ECHO", strings.Repeat("x", 1024))})
@@ -359,5 +360,60 @@ func TestSnapshotRefusesGarbage(t *testing.T) {
 	writeFile(t, path, "EPHPMKV2\x00\x00\x05\x05\x00abc") // format 2 had no checksums
 	if _, err := New(Config{Unix: filepath.Join(dir, "kv.sock"), Snapshot: path}); err == nil || !strings.Contains(err.Error(), "older") {
 		t.Fatalf("format 2 snapshot: %v", err)
+	}
+}
+
+// An error reply that quotes the client's bytes cannot carry a line break:
+// one would end the error early and the rest would read as the next reply
+// (a forged +OK). Like Redis, CR and LF become spaces.
+func TestErrorRepliesCannotInject(t *testing.T) {
+	_, addr := startServer(t, Config{})
+	rc := dial(t, "unix", addr)
+	runSteps(t, rc, []step{
+		cmd("ERR unknown command 'x  +OK', with args beginning with: *", "x\r\n+OK"),
+		cmd("ERR unknown command 'nosuch', with args beginning with: 'a  :1' ", "nosuch", "a\r\n:1"),
+		cmd("ERR CONFIG X  +OK is not supported", "CONFIG", "x\r\n+OK"),
+		cmd("PONG", "PING"),
+	})
+}
+
+// -v logs connections that closed with an error, not every client that
+// hung up between commands; one that hung up inside a command is logged.
+func TestVerboseLogsOnlyErrors(t *testing.T) {
+	var logged strings.Builder
+	var mu sync.Mutex
+	cfg := Config{Unix: filepath.Join(t.TempDir(), "kv.sock")}
+	cfg.Logger = slog.New(slog.NewTextHandler(syncWriter{&mu, &logged}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// idle, then gone; a command answered, then gone; cut inside a command
+	for _, raw := range []string{"", "PING\r\n", "*2\r\n$3\r\nGET\r\n$5\r\nab"} {
+		c, err := net.Dial("unix", cfg.Unix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raw != "" {
+			c.Write([]byte(raw))
+		}
+		if raw == "PING\r\n" {
+			io.ReadFull(c, make([]byte, len("+PONG\r\n")))
+		}
+		c.Close()
+	}
+	for deadline := time.Now().Add(5 * time.Second); s.clients.Load() != 0 || s.totalConns.Load() != 3; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("clients did not go away")
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n := strings.Count(logged.String(), "connection closed"); n != 1 {
+		t.Errorf("%d connection lines, want 1 (the one cut inside a command):\n%s", n, logged.String())
 	}
 }

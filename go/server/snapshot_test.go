@@ -138,8 +138,11 @@ func TestSnapshotTempFiles(t *testing.T) {
 	staleMark := filepath.Join(dir, tempPrefix(fencePath(cfg.Snapshot))+"123456")
 	writeFile(t, staleMark, "left by kill -9")
 	other := filepath.Join(dir, tempPrefix(filepath.Join(dir, "other.snap"))+"123456")
+	// A snapshot whose name extends this one's must keep its temp files.
+	longer := filepath.Join(dir, tempPrefix(cfg.Snapshot+"-b")+"123456")
 	writeFile(t, stale, "left by kill -9")
 	writeFile(t, other, "another server's")
+	writeFile(t, longer, "another server's")
 	s, _ := startServer(t, cfg)
 	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a stale temp file survived the start: %v", err)
@@ -147,8 +150,10 @@ func TestSnapshotTempFiles(t *testing.T) {
 	if _, err := os.Stat(staleMark); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a stale fence mark temp file survived the start: %v", err)
 	}
-	if _, err := os.Stat(other); err != nil {
-		t.Fatalf("another snapshot's temp file was removed: %v", err)
+	for _, keep := range []string{other, longer} {
+		if _, err := os.Stat(keep); err != nil {
+			t.Fatalf("another snapshot's temp file was removed: %v", err)
+		}
 	}
 	// A write that fails leaves no temp file: the rename cannot replace a
 	// non-empty directory.
@@ -159,7 +164,7 @@ func TestSnapshotTempFiles(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), tempPrefix(cfg.Snapshot)) {
+		if isTempOf(e.Name(), tempPrefix(cfg.Snapshot)) {
 			t.Fatalf("temp file %s left after a failed write", e.Name())
 		}
 	}

@@ -14,13 +14,15 @@ import (
 // costs one write and no reply, however many elements it has, holds more
 // than about flushAt bytes here. A large value is written straight from the
 // store's immutable copy (writev), never copied into the buffer. While a
-// write is under way, stalledSince says since when: the watchdog closes a
-// client whose write has stalled too long.
+// write is under way, stalledSince says since when (for a large value:
+// since its last 64 KiB chunk began): the watchdog closes a client whose
+// write has made no progress for too long.
 
 const (
 	flushAt        = 64 << 10
 	writeBufKeep   = 16 << 10 // a larger buffer is dropped after a flush
 	writeDirectMin = 16 << 10 // values at least this large skip the buffer
+	writeChunk     = 64 << 10 // the write timeout counts from the last chunk written
 )
 
 type writer struct {
@@ -62,10 +64,18 @@ func (w *writer) WriteString(s string) {
 	w.buf = append(w.buf, '\r', '\n')
 }
 
-// WriteError writes an error reply: -msg.
+// WriteError writes an error reply: -msg. Errors may quote what a client
+// sent, so CR and LF become spaces, as in Redis: a line break would end
+// the error early and the rest would be read as the next reply.
 func (w *writer) WriteError(msg string) {
 	w.buf = append(w.buf, '-')
+	start := len(w.buf)
 	w.buf = append(w.buf, msg...)
+	for i := start; i < len(w.buf); i++ {
+		if w.buf[i] == '\r' || w.buf[i] == '\n' {
+			w.buf[i] = ' '
+		}
+	}
 	w.buf = append(w.buf, '\r', '\n')
 }
 
@@ -80,7 +90,10 @@ func (w *writer) WriteInt64(n int64) {
 func (w *writer) WriteInt(n int) { w.WriteInt64(int64(n)) }
 
 // WriteNull writes the null bulk: $-1.
-func (w *writer) WriteNull() { w.buf = append(w.buf, "$-1\r\n"...) }
+func (w *writer) WriteNull() {
+	w.buf = append(w.buf, "$-1\r\n"...)
+	w.maybeFlush() // an MGET of many missing keys is as long a reply as any
+}
 
 // WriteArray writes an array header; n elements must follow.
 func (w *writer) WriteArray(n int) {
@@ -121,12 +134,22 @@ func (w *writer) writeDirect(b []byte) {
 		w.buf = w.buf[:0]
 		return
 	}
+	// The value goes out in chunks, each restarting the stall clock, so
+	// a client that reads slowly but steadily is not taken for one that
+	// does not read at all.
+	first := min(len(b), writeChunk)
 	w.stalledSince.Store(time.Now().UnixNano())
 	if v, ok := w.dst.(interface{ writeBuffers([][]byte) (int, error) }); ok {
-		_, w.err = v.writeBuffers([][]byte{w.buf, b})
+		_, w.err = v.writeBuffers([][]byte{w.buf, b[:first]})
 	} else {
-		bufs := net.Buffers{w.buf, b}
+		bufs := net.Buffers{w.buf, b[:first]}
 		_, w.err = bufs.WriteTo(w.dst)
+	}
+	for b = b[first:]; len(b) > 0 && w.err == nil; {
+		n := min(len(b), writeChunk)
+		w.stalledSince.Store(time.Now().UnixNano())
+		_, w.err = w.dst.Write(b[:n])
+		b = b[n:]
 	}
 	w.stalledSince.Store(0)
 	w.reset()

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ephpm/ephpm-kv/kv"
 	"github.com/ephpm/ephpm-kv/server"
 	"github.com/ephpm/ephpm-kv/store"
 )
@@ -87,6 +88,13 @@ func run(args []string) error {
 		return usagef("--snapshot-every %s: want 0 (only on shutdown) or more", *snapshotEvery)
 	case *writeTimeout <= 0:
 		return usagef("--client-write-timeout %s: want more than 0", *writeTimeout)
+	}
+	valueMax := maxValue.n
+	if valueMax == 0 {
+		valueMax = store.DefaultMaxValueSize
+	}
+	if least := server.MinCommandSize(max(valueMax, kv.MaxKeySize)); maxCommand.n != 0 && maxCommand.n < least {
+		return usagef("--max-command-size %d: want at least %d, so that a SET of the largest value (--max-value-size) and key fits", maxCommand.n, least)
 	}
 	// The server shares its host with the PHP workers it serves; like Redis
 	// it does well on few cores, and cross-core wakeups cost more than they

@@ -213,6 +213,7 @@ func TestBadFlagsAreUsageErrors(t *testing.T) {
 		{"--compress-min=-1K"}, {"--compress-min=17179869184G"},
 		{"--port=70000"}, {"--port=-1"}, {"--maxclients=0"}, {"--procs=-2"},
 		{"--snapshot-every=-1s"}, {"--unix-mode=999"}, {"--no-such-flag"}, {"stray"},
+		{"--max-command-size=1"}, {"--max-command-size=1M"}, {"--max-command-size=2M", "--max-value-size=2M"},
 	} {
 		c, out := command(append([]string{"--unix", sock}, args...)...)
 		err := runBriefly(c)
