@@ -16,6 +16,12 @@ import (
 // benchmark. On EAGAIN the RawConn parks the goroutine on the netpoller
 // exactly as net.Conn does, and honours the connection's deadlines and
 // Close.
+//
+// What it cannot remove: the runtime registers every socket for EPOLLOUT
+// too, and a unix socket signals EPOLLOUT each time the client consumes a
+// reply, so an idle server is woken for nothing once per reply read (over
+// TCP, which signals only after a full buffer, ephpm-kv and redis-server
+// cost the same per request).
 type rawIO struct {
 	rc  syscall.RawConn
 	p   []byte   // what the pending write sends
