@@ -96,22 +96,7 @@ func TestRawSyscalls(t *testing.T) {
 // kernel would start SO_RCVTIMEO afresh on each retry: without a deadline
 // kept across retries the call would wait forever.
 func TestRawSyscallsTimeOutThroughSignals(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "silent.sock")
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
-	e := newRawEngine(t, "unix://"+path, 300*time.Millisecond)
+	e := newRawEngine(t, silentServer(t), 300*time.Millisecond)
 	done := make(chan error, 1)
 	go func() {
 		_, err := e.SetNX("lock", []byte("t"), time.Second)

@@ -51,6 +51,27 @@ func startServerBoth(t *testing.T, cfg server.Config) []string {
 	return []string{"unix://" + cfg.Unix, "tcp://" + addrs[1].String()}
 }
 
+// silentServer accepts connections and never answers; it returns its URL.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "silent.sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	return "unix://" + path
+}
+
 func newEngine(t *testing.T, url, password string, timeout time.Duration) *Engine {
 	t.Helper()
 	e, err := New(url, password, timeout)
@@ -232,22 +253,7 @@ func TestUnreachableIsAnError(t *testing.T) {
 
 // A server that accepts but never answers: the op times out with an error.
 func TestTimeoutIsAnError(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "silent.sock")
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
-	e := newEngine(t, "unix://"+path, "", 100*time.Millisecond)
+	e := newEngine(t, silentServer(t), "", 100*time.Millisecond)
 	start := time.Now()
 	ok, err := e.SetNX("lock", []byte("t"), time.Second)
 	if ok || !errors.Is(err, kv.ErrUnavailable) || !strings.Contains(err.Error(), "may or may not") {
