@@ -12,6 +12,15 @@ import (
 // or refused with "invalid expire time" (never wrapped, never shortened):
 // no TTL may exceed kv.MaxTTL.
 
+// unitOf is the unit of a time form or command, from its first letter:
+// milliseconds for the P ones (PX, PXAT, PEXPIRE, PTTL), else seconds.
+func unitOf(first byte) time.Duration {
+	if first|0x20 == 'p' {
+		return time.Millisecond
+	}
+	return time.Second
+}
+
 // relTTL converts n units from now; false when n is not in 1..MaxTTL.
 func relTTL(n int64, unit time.Duration) (time.Duration, bool) {
 	if n <= 0 || n > int64(kv.MaxTTL/unit) {
@@ -29,10 +38,7 @@ func setTTLArg(c *conn, b []byte, form, cmd string) (time.Duration, bool) {
 		c.WriteError(errNotInt)
 		return 0, false
 	}
-	unit := time.Second
-	if form[0] == 'P' {
-		unit = time.Millisecond
-	}
+	unit := unitOf(form[0])
 	if len(form) == 2 { // EX, PX: relative
 		ttl, ok := relTTL(n, unit)
 		if !ok {
@@ -68,10 +74,7 @@ func cmdExpire(s *Server, c *conn, a [][]byte) {
 		replyBool(c)(s.store.Del(key(a[1])))
 		return
 	}
-	unit := time.Second
-	if a[0][0]|0x20 == 'p' {
-		unit = time.Millisecond
-	}
+	unit := unitOf(a[0][0])
 	ttl, ok := relTTL(n, unit)
 	if !ok {
 		c.WriteError(errInvalidExpire(cmdName(a)))
@@ -89,10 +92,7 @@ func cmdTTL(s *Server, c *conn, a [][]byte) {
 		writeStoreErr(c, err)
 		return
 	}
-	unit := time.Second
-	if a[0][0]|0x20 == 'p' {
-		unit = time.Millisecond
-	}
+	unit := unitOf(a[0][0])
 	writeTTL(c, ttl, unit)
 }
 
