@@ -89,11 +89,9 @@ func run(args []string) error {
 	case *writeTimeout <= 0:
 		return usagef("--client-write-timeout %s: want more than 0", *writeTimeout)
 	}
-	valueMax := maxValue.n
-	if valueMax == 0 {
-		valueMax = store.DefaultMaxValueSize
-	}
-	if least := server.MinCommandSize(max(valueMax, kv.MaxKeySize)); maxCommand.n != 0 && maxCommand.n < least {
+	// maxValue.n is at least 1 (its min); the server's bulk limit also
+	// admits the largest key.
+	if least := server.MinCommandSize(max(maxValue.n, kv.MaxKeySize)); maxCommand.n != 0 && maxCommand.n < least {
 		return usagef("--max-command-size %d: want at least %d, so that a SET of the largest value (--max-value-size) and key fits", maxCommand.n, least)
 	}
 	// The server shares its host with the PHP workers it serves; like Redis
