@@ -59,6 +59,7 @@ func (f *fenceMarks) init() {
 	f.soft.Store(math.MaxInt64)
 	f.limit.Store(math.MaxInt64)
 	f.cond.L = &f.mu
+	f.kick = make(chan struct{}, 1)
 }
 
 // issueFence takes the next fence; it runs under the acquisition's bucket

@@ -91,7 +91,6 @@ func New(cfg Config) *Store {
 		swept:    make(chan struct{}),
 	}
 	s.fm.init()
-	s.fm.kick = make(chan struct{}, 1)
 	go s.sweepLoop()
 	return s
 }
