@@ -79,7 +79,7 @@ func deadlineFor(ttlNs int64) int64 {
 }
 
 // addSat is now + ttl, saturating at MaxInt64 (a deadline never reached):
-// an addition that wrapped would be a deadline already passed. checkTTL
+// an addition that wrapped would be a deadline already passed. kv.CheckTTL
 // keeps ttl within kv.MaxTTL, so this is the last line, not the first.
 func addSat(now, ttl int64) int64 {
 	if ttl > math.MaxInt64-now {

@@ -57,7 +57,7 @@ func (s *Store) store(key string, value []byte, ttl time.Duration, nx bool, fenc
 	if err := s.checkKey(key); err != nil {
 		return false, err
 	}
-	if err := checkTTL(ttl); err != nil {
+	if err := kv.CheckTTL(ttl); err != nil {
 		return false, err
 	}
 	opt := SetOptions{TTL: ttl}
@@ -81,15 +81,11 @@ func (s *Store) write(key string, value []byte, opt *SetOptions, fence *int64) (
 	if err != nil {
 		return res, err
 	}
-	return s.writeItemFenced(owned, it, opt, fence)
+	return s.writeItem(owned, it, opt, fence)
 }
 
 // writeItem is write for an item made by newItem.
-func (s *Store) writeItem(owned string, it *item, opt *SetOptions) (SetResult, error) {
-	return s.writeItemFenced(owned, it, opt, nil)
-}
-
-func (s *Store) writeItemFenced(owned string, it *item, opt *SetOptions, fence *int64) (SetResult, error) {
+func (s *Store) writeItem(owned string, it *item, opt *SetOptions, fence *int64) (SetResult, error) {
 	var res SetResult
 	var fenceErr error
 	if !s.retryWhenFull(func() bool {
@@ -249,7 +245,7 @@ func (s *Store) expire(key string, token []byte, compare bool, ttl time.Duration
 	if err := s.checkKey(key); err != nil {
 		return false, err
 	}
-	if err := checkTTL(ttl); err != nil {
+	if err := kv.CheckTTL(ttl); err != nil {
 		return false, err
 	}
 	var done bool
@@ -297,7 +293,7 @@ func (s *Store) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 	if err := s.checkKey(key); err != nil {
 		return 0, err
 	}
-	if err := checkTTL(ttl); err != nil {
+	if err := kv.CheckTTL(ttl); err != nil {
 		return 0, err
 	}
 	owned := strings.Clone(key)

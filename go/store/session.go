@@ -2,6 +2,8 @@ package store
 
 import (
 	"time"
+
+	"github.com/ephpm/ephpm-kv/kv"
 )
 
 // The two session steps of kv.Engine. In process they save no round trip,
@@ -29,7 +31,7 @@ func (s *Store) SetIfLocked(key string, value []byte, ttl time.Duration, lock st
 	if err := s.checkKey(key); err != nil {
 		return false, err
 	}
-	if err := checkTTL(ttl); err != nil {
+	if err := kv.CheckTTL(ttl); err != nil {
 		return false, err
 	}
 	// Everything that can refuse the value is checked before the lock is
@@ -44,7 +46,7 @@ func (s *Store) SetIfLocked(key string, value []byte, ttl time.Duration, lock st
 	}
 	// The value's deadline counts from now, not from before the renewal.
 	it.deadline.Store(deadlineFor(int64(ttl)))
-	if _, err := s.writeItem(owned, it, &SetOptions{TTL: ttl}); err != nil {
+	if _, err := s.writeItem(owned, it, &SetOptions{TTL: ttl}, nil); err != nil {
 		return false, err
 	}
 	if release {

@@ -3,6 +3,7 @@ package store
 import (
 	"time"
 
+	"github.com/ephpm/ephpm-kv/kv"
 	"github.com/puzpuzpuz/xsync/v4"
 )
 
@@ -37,7 +38,7 @@ func (s *Store) SetWith(key string, value []byte, opt SetOptions) (SetResult, er
 	if err := s.checkKey(key); err != nil {
 		return SetResult{}, err
 	}
-	if err := checkTTL(opt.TTL); err != nil {
+	if err := kv.CheckTTL(opt.TTL); err != nil {
 		return SetResult{}, err
 	}
 	return s.write(key, value, &opt, nil)

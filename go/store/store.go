@@ -117,8 +117,6 @@ func (s *Store) checkKey(key string) error {
 	return nil
 }
 
-func checkTTL(ttl time.Duration) error { return kv.CheckTTL(ttl) }
-
 // newItem copies key and value into one allocation the store owns (the
 // value compressed when that saves at least 20%) and returns the owned key
 // that shares it. It runs before any lock is taken.
