@@ -126,6 +126,12 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	// SIGHUP is ignored, as Redis does: a closed terminal or a reload by a
+	// service manager must not stop the server (its default would kill the
+	// process with no snapshot and a stale socket). Caught before Listen:
+	// once clients can connect, no signal may take the default action.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	addrs, err := srv.Listen()
 	if err != nil {
 		return err
@@ -133,11 +139,6 @@ func run(args []string) error {
 	for _, a := range addrs {
 		cfg.Logger.Info("listening", "network", a.Network(), "addr", a.String())
 	}
-	// SIGHUP is ignored, as Redis does: a closed terminal or a reload by a
-	// service manager must not stop the server (its default would kill the
-	// process with no snapshot and a stale socket).
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	for {
 		sig := <-stop
 		if sig == syscall.SIGHUP {
