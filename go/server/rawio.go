@@ -59,16 +59,12 @@ func newRawIO(nc net.Conn) *rawIO {
 // Read reads what has arrived, waiting for at least one byte; io.EOF when
 // the peer has closed.
 //
-// A read that finds nothing (EAGAIN) costs a system call, and one per
-// request at that: the client sends its next command only once it has our
-// reply. So the connection's reads all run inside one RawConn.Read, in a
-// coroutine that hands each read's bytes to the caller: after a read that
-// left the socket empty it waits for the poller at once instead of reading
-// again. A read that returns less than asked emptied a stream socket (see
-// epoll(7)), and bytes that arrive after it always wake the wait: the
-// poller's edge-triggered readiness is reset when a RawConn.Read begins,
-// never in between. (A fresh RawConn.Read per call could not skip the
-// read: its reset would drop the readiness of bytes that arrived since.)
+// The connection's reads all run inside one RawConn.Read, in a coroutine
+// that hands each read's bytes to the caller. A read that returns less than
+// asked is not taken to mean "wait for the poller": the peer's EOF may have
+// arrived with those bytes, in the same edge-triggered event, and a short
+// read does not report it; only the next read does (0 bytes), or EAGAIN
+// shows that nothing more is there (TestRawIOSeesEOFAfterShortRead).
 func (r *rawIO) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
@@ -99,13 +95,8 @@ func (r *rawIO) Release() {
 // reads yields the length of each read into r.rp until an error, EOF or
 // Release.
 func (r *rawIO) reads(yield func(int) bool) {
-	drained := false
 	err := r.rc.Read(func(fd uintptr) bool {
 		for {
-			if drained {
-				drained = false
-				return false // wait for the poller
-			}
 			n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(r.rp))), uintptr(len(r.rp)))
 			switch {
 			case e == syscall.EINTR:
@@ -119,7 +110,6 @@ func (r *rawIO) reads(yield func(int) bool) {
 				r.rerr = io.EOF
 				return true
 			}
-			drained = int(n) < len(r.rp)
 			if !yield(int(n)) {
 				r.rerr = net.ErrClosed
 				return true

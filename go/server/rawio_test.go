@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -121,6 +122,28 @@ func TestRawIONoLostWakeups(t *testing.T) {
 	for range clients {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// A client that sends part of a command and closes at once: its data and
+// its EOF may reach the server as one poller event, so a read that came
+// back short must not be taken to mean "wait for the poller" (nothing would
+// ever wake it: the connection and its goroutine would stay forever).
+func TestRawIOSeesEOFAfterShortRead(t *testing.T) {
+	s, addr := startServer(t, Config{})
+	const conns = 200
+	for range conns {
+		c, err := net.Dial("unix", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write([]byte("*2\r\n$3\r\nGET\r\n$5\r\nab"))
+		c.Close()
+	}
+	for deadline := time.Now().Add(5 * time.Second); s.clients.Load() != 0 || s.totalConns.Load() != conns; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d connections still open after their clients closed", s.clients.Load(), s.totalConns.Load())
 		}
 	}
 }
