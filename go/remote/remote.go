@@ -236,8 +236,9 @@ func (e *Engine) classifyReply(msg string) error {
 }
 
 // bulkTooLarge matches the server's protocol errors about one argument's
-// size ("bulk of N bytes", "invalid bulk length N"), not the argument
-// count ("multibulk length").
+// size ("invalid bulk length N", and "bulk of N bytes" from ephpm-kv
+// servers before their own RESP reader), not the argument count
+// ("multibulk length").
 var bulkTooLarge = regexp.MustCompile(`(^|[^a-z])bulk (of|length) [0-9]`)
 
 const (

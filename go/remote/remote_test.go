@@ -392,8 +392,8 @@ func TestLockValueOverServerLimit(t *testing.T) {
 	}
 }
 
-// The server's protocol-error replies, today's and the Redis-style wording,
-// are "too large" when they concern a bulk's size.
+// The server's protocol-error replies, an older server's wording and
+// today's (Redis's), are "too large" when they concern a bulk's size.
 func TestProtocolErrorReplies(t *testing.T) {
 	e := &Engine{addr: "unix:///x.sock"}
 	for _, msg := range []string{
