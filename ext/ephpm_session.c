@@ -118,19 +118,25 @@ static int try_lock_and_get(void *ctx, ephpm_kv_error *err)
 	return 1;
 }
 
+/* A read's result as session data: a store error fails, no data is empty. */
+static zend_result data_read(zend_string **val, int rc, const ephpm_kv_error *err)
+{
+	if (rc < 0) {
+		return store_error(err);
+	}
+	if (!*val) {
+		*val = ZSTR_EMPTY_ALLOC();
+	}
+	return SUCCESS;
+}
+
 /* The session's data, read with a plain get (not locked, or already). */
 static zend_result read_data(const ephpm_kv_ops *ops, zend_string *data_key, zend_string **val)
 {
 	ephpm_kv_error err;
 	int rc;
 	*val = ephpm_get(ops, STR_ARGS(data_key), &rc, &err);
-	if (rc < 0) {
-		return store_error(&err);
-	}
-	if (!*val) {
-		*val = ZSTR_EMPTY_ALLOC();
-	}
-	return SUCCESS;
+	return data_read(val, rc, &err);
 }
 
 /* Takes the session's lock and reads its data, in one call per attempt.
@@ -160,14 +166,9 @@ static zend_result lock_and_read(const ephpm_kv_ops *ops, ephpm_session *session
 		}
 		ephpm_kv_error err;
 		int get_rc;
+		/* NULL when gone meanwhile: only a non-locking writer does that */
 		*val = ephpm_get_large(ops, STR_ARGS(data_key), r.len, &get_rc, &err);
-		if (get_rc < 0) {
-			return store_error(&err);
-		}
-		if (!*val) { /* gone meanwhile: only a non-locking writer does that */
-			*val = ZSTR_EMPTY_ALLOC();
-		}
-		return SUCCESS;
+		return data_read(val, get_rc, &err);
 	}
 	zend_string_release(r.lock_key);
 	if (rc == EPHPM_ACQUIRE_ERROR) {
