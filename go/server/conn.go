@@ -48,9 +48,6 @@ func (s *Server) serveConn(nc net.Conn) {
 		return
 	}
 	defer s.untrack(c)
-	if raw != nil {
-		defer raw.Release() // before untrack closes the connection
-	}
 	for {
 		args, err := c.rd.next(c.limits())
 		if err == nil && args == nil {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"io"
-	"iter"
 	"net"
 	"syscall"
 	"unsafe"
@@ -29,14 +28,13 @@ type rawIO struct {
 	n   int
 	err syscall.Errno
 
-	rp   []byte             // what the pending read fills
-	next func() (int, bool) // the reading coroutine (see Read)
-	stop func()
-	rerr error // why it ended
+	rp   []byte // what the pending read fills
+	rn   int
+	rerr error
 
 	// made once per connection: a closure passed to the RawConn per call
 	// would be allocated per call
-	writeFn, writevFn func(fd uintptr) bool
+	readFn, writeFn, writevFn func(fd uintptr) bool
 }
 
 // newRawIO returns nc's raw reader and writer, or nil when nc is not a
@@ -51,73 +49,47 @@ func newRawIO(nc net.Conn) *rawIO {
 		return nil
 	}
 	r := &rawIO{rc: rc}
+	r.readFn = r.read
 	r.writeFn = r.write
 	r.writevFn = r.writev
 	return r
 }
 
 // Read reads what has arrived, waiting for at least one byte; io.EOF when
-// the peer has closed.
-//
-// The connection's reads all run inside one RawConn.Read, in a coroutine
-// that hands each read's bytes to the caller. A read that returns less than
-// asked is not taken to mean "wait for the poller": the peer's EOF may have
-// arrived with those bytes, in the same edge-triggered event, and a short
-// read does not report it; only the next read does (0 bytes), or EAGAIN
-// shows that nothing more is there (TestRawIOSeesEOFAfterShortRead).
+// the peer has closed. Each call is one RawConn.Read, as net.Conn's own
+// Read: it reads until data or EAGAIN, then waits for the poller. (Skipping
+// the EAGAIN read after a short one is not safe: the peer's EOF can arrive
+// in the same edge-triggered event as its last bytes, and only that read
+// sees it: TestRawIOSeesEOFAfterShortRead.)
 func (r *rawIO) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	if r.next == nil {
-		r.next, r.stop = iter.Pull(r.reads)
-	}
-	r.rp = p
-	n, ok := r.next()
+	r.rp, r.rn, r.rerr = p, 0, nil
+	err := r.rc.Read(r.readFn)
 	r.rp = nil
-	if !ok {
-		return 0, r.rerr
+	if err == nil {
+		err = r.rerr
 	}
-	return n, nil
+	return r.rn, err
 }
 
-// Release ends the reading coroutine. Between reads it holds the
-// descriptor's read lock, and Close waits for that: call Release before
-// closing the connection, and close a connection from another goroutine
-// only without holding a lock its commands may take (its goroutine must get
-// back to reading, or end, for that Close to return).
-func (r *rawIO) Release() {
-	if r.stop != nil {
-		r.stop()
-	}
-}
-
-// reads yields the length of each read into r.rp until an error, EOF or
-// Release.
-func (r *rawIO) reads(yield func(int) bool) {
-	err := r.rc.Read(func(fd uintptr) bool {
-		for {
-			n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(r.rp))), uintptr(len(r.rp)))
-			switch {
-			case e == syscall.EINTR:
-				continue
-			case e == syscall.EAGAIN:
-				return false
-			case e != 0:
-				r.rerr = &net.OpError{Op: "read", Net: "raw", Err: e}
-				return true
-			case n == 0:
-				r.rerr = io.EOF
-				return true
-			}
-			if !yield(int(n)) {
-				r.rerr = net.ErrClosed
-				return true
-			}
+func (r *rawIO) read(fd uintptr) bool {
+	for {
+		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(r.rp))), uintptr(len(r.rp)))
+		switch {
+		case e == syscall.EINTR:
+			continue
+		case e == syscall.EAGAIN:
+			return false // wait for the poller
+		case e != 0:
+			r.rerr = &net.OpError{Op: "read", Net: "raw", Err: e}
+		case n == 0:
+			r.rerr = io.EOF
+		default:
+			r.rn = int(n)
 		}
-	})
-	if err != nil {
-		r.rerr = err
+		return true
 	}
 }
 
