@@ -23,8 +23,8 @@ import (
 // cost the same per request).
 type rawIO struct {
 	rc  syscall.RawConn
-	p   []byte   // what the pending write sends
-	iov [][]byte // what the pending writev sends
+	iov [][]byte  // what the pending write sends
+	one [1][]byte // Write's single buffer, kept so it does not escape per call
 	n   int
 	err syscall.Errno
 
@@ -34,7 +34,7 @@ type rawIO struct {
 
 	// made once per connection: a closure passed to the RawConn per call
 	// would be allocated per call
-	readFn, writeFn, writevFn func(fd uintptr) bool
+	readFn, writevFn func(fd uintptr) bool
 }
 
 // newRawIO returns nc's raw reader and writer, or nil when nc is not a
@@ -50,7 +50,6 @@ func newRawIO(nc net.Conn) *rawIO {
 	}
 	r := &rawIO{rc: rc}
 	r.readFn = r.read
-	r.writeFn = r.write
 	r.writevFn = r.writev
 	return r
 }
@@ -93,34 +92,11 @@ func (r *rawIO) read(fd uintptr) bool {
 	}
 }
 
-func (r *rawIO) write(fd uintptr) bool {
-	for len(r.p) > 0 {
-		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(r.p))), uintptr(len(r.p)))
-		switch e {
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return false
-		case 0:
-			r.n += int(n)
-			r.p = r.p[n:]
-			continue
-		}
-		r.err = e
-		return true
-	}
-	return true
-}
-
 // Write writes all of p, waiting while the socket's buffer is full.
 func (r *rawIO) Write(p []byte) (int, error) {
-	r.p, r.n, r.err = p, 0, 0
-	err := r.rc.Write(r.writeFn)
-	n := r.n
-	r.p = nil
-	if err == nil && r.err != 0 {
-		err = &net.OpError{Op: "write", Net: "raw", Err: r.err}
-	}
+	r.one[0] = p
+	n, err := r.writeBuffers(r.one[:])
+	r.one[0] = nil
 	return n, err
 }
 
