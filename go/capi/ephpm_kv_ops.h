@@ -138,6 +138,22 @@ typedef struct ephpm_kv_ops {
 	                     int64_t ttl_ns, const char *lock_key, size_t lock_key_len,
 	                     const char *token, size_t token_len, int64_t lock_ttl_ns,
 	                     int release, ephpm_kv_error *err);
+
+	/* Instead of configure: the shared-memory engine on a segment the caller
+	 * mapped MAP_SHARED before forking (or opened by name). A zeroed segment
+	 * is formatted; one formatted by another layout version or for another
+	 * size is refused with EPHPM_KV_E_CONFIG. cfg->memory_limit is ignored:
+	 * the segment's size is the limit. The mapping must outlive the process's
+	 * use of the store. */
+	int (*configure_shm)(void *base, size_t size, const ephpm_kv_config *cfg,
+	                     ephpm_kv_error *err);
+	/* Sleeps until key may have been released (deleted, expired, or
+	 * changed) or timeout_ns passed, whichever comes first; spurious
+	 * wake-ups are allowed, so the caller retries its setnx either way.
+	 * 1 woken by a change, 0 timed out, 2 the engine cannot wait on a key
+	 * (in-process map, server): the caller sleeps its own backoff instead. */
+	int (*wait_release)(const char *key, size_t key_len, int64_t timeout_ns,
+	                    ephpm_kv_error *err);
 } ephpm_kv_ops;
 
 /* The library's only entry point besides the table itself. */

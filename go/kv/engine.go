@@ -96,6 +96,15 @@ type Engine interface {
 	SetIfLocked(key string, value []byte, ttl time.Duration, lock string, token []byte, lockTTL time.Duration, release bool) (bool, error)
 }
 
+// ReleaseWaiter is implemented by engines that can put a waiter to sleep
+// until a key may have been released (the shared segment's futex words), so
+// a lock or session waiter wakes at the release instead of polling.
+type ReleaseWaiter interface {
+	// WaitRelease returns when key was deleted, expired or changed, or
+	// after max; spurious early returns are allowed.
+	WaitRelease(key string, max time.Duration) (woken bool, err error)
+}
+
 // Stats is a point-in-time view of an engine's counters.
 type Stats struct {
 	Keys        int64 // entries held, including expired ones not reclaimed yet
