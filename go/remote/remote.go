@@ -241,6 +241,25 @@ func (e *Engine) classifyReply(msg string) error {
 // ("multibulk length").
 var bulkTooLarge = regexp.MustCompile(`(^|[^a-z])bulk (of|length) [0-9]`)
 
+// neverMatches checks key and reports a token that cannot equal any value
+// the server holds: longer than its value limit. Such a token is not sent:
+// past 64 KiB (every server's smallest bulk limit) the server may refuse
+// it as a protocol error and close the connection, where the answer is
+// simply "no match", as it is in process.
+func (e *Engine) neverMatches(key string, token []byte) (bool, error) {
+	if err := kv.CheckKey(key); err != nil {
+		return false, err
+	}
+	if len(token) <= kv.MaxKeySize {
+		return false, nil
+	}
+	err := e.checkValue(token)
+	if errors.Is(err, kv.ErrValueTooLarge) {
+		return true, nil
+	}
+	return false, err
+}
+
 const (
 	limitUnknown = 0
 	limitNone    = -1
@@ -413,6 +432,9 @@ func (e *Engine) getReply(r *reply, key string, dst []byte) (n int, found bool, 
 
 // Get implements kv.Engine.
 func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
+	if err := kv.CheckKey(key); err != nil {
+		return 0, false, err
+	}
 	e.pendingMu.Lock()
 	if e.pendingValue != nil && e.pendingKey == key && len(e.pendingValue) <= len(dst) {
 		v := e.pendingValue
@@ -450,6 +472,9 @@ func (e *Engine) keepValue(key string, v, dst []byte) int {
 // Set implements kv.Engine.
 func (e *Engine) Set(key string, value []byte, ttl time.Duration) error {
 	px, err := ms(ttl)
+	if err == nil {
+		err = kv.CheckKey(key)
+	}
 	if err != nil {
 		return err
 	}
@@ -466,6 +491,9 @@ func (e *Engine) Set(key string, value []byte, ttl time.Duration) error {
 // SetNX implements kv.Engine.
 func (e *Engine) SetNX(key string, value []byte, ttl time.Duration) (bool, error) {
 	px, err := ms(ttl)
+	if err == nil {
+		err = kv.CheckKey(key)
+	}
 	if err != nil {
 		return false, err
 	}
@@ -476,19 +504,35 @@ func (e *Engine) SetNX(key string, value []byte, ttl time.Duration) (bool, error
 }
 
 // Del implements kv.Engine.
-func (e *Engine) Del(key string) (bool, error) { return e.boolCmd(keyCmd("DEL", key)) }
+func (e *Engine) Del(key string) (bool, error) {
+	if err := kv.CheckKey(key); err != nil {
+		return false, err
+	}
+	return e.boolCmd(keyCmd("DEL", key))
+}
 
 // DelIfEq implements kv.Engine.
 func (e *Engine) DelIfEq(key string, token []byte) (bool, error) {
+	if never, err := e.neverMatches(key, token); never || err != nil {
+		return false, err
+	}
 	return e.boolCmd(tokenCmd("DELIFEQ", key, token))
 }
 
 // Exists implements kv.Engine.
-func (e *Engine) Exists(key string) (bool, error) { return e.boolCmd(keyCmd("EXISTS", key)) }
+func (e *Engine) Exists(key string) (bool, error) {
+	if err := kv.CheckKey(key); err != nil {
+		return false, err
+	}
+	return e.boolCmd(keyCmd("EXISTS", key))
+}
 
 // Expire implements kv.Engine.
 func (e *Engine) Expire(key string, ttl time.Duration) (bool, error) {
 	px, err := ms(ttl)
+	if err == nil {
+		err = kv.CheckKey(key)
+	}
 	if err != nil {
 		return false, err
 	}
@@ -504,6 +548,9 @@ func (e *Engine) Expire(key string, ttl time.Duration) (bool, error) {
 func (e *Engine) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, error) {
 	px, err := ms(ttl)
 	if err != nil {
+		return false, err
+	}
+	if never, err := e.neverMatches(key, token); never || err != nil {
 		return false, err
 	}
 	return e.boolCmd(func(c *client) {
@@ -530,6 +577,9 @@ func ttlReply(n int64, unit time.Duration) time.Duration {
 
 // TTL implements kv.Engine.
 func (e *Engine) TTL(key string) (time.Duration, error) {
+	if err := kv.CheckKey(key); err != nil {
+		return 0, err
+	}
 	n, err := e.intCmd(keyCmd("PTTL", key))
 	if err != nil {
 		return 0, err
@@ -539,6 +589,9 @@ func (e *Engine) TTL(key string) (time.Duration, error) {
 
 // TTLIfEq implements kv.Engine.
 func (e *Engine) TTLIfEq(key string, token []byte) (time.Duration, error) {
+	if never, err := e.neverMatches(key, token); never || err != nil {
+		return kv.TTLMissing, err
+	}
 	n, err := e.intCmd(tokenCmd("EPHPM.PTTLIFEQ", key, token))
 	if err != nil {
 		return 0, err
@@ -549,6 +602,9 @@ func (e *Engine) TTLIfEq(key string, token []byte) (time.Duration, error) {
 // Incr implements kv.Engine.
 func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 	px, err := ms(ttl)
+	if err == nil {
+		err = kv.CheckKey(key)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -564,6 +620,9 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 // SetNXFenced implements kv.Engine.
 func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64, bool, error) {
 	px, err := ms(ttl)
+	if err == nil {
+		err = kv.CheckKey(key)
+	}
 	if err != nil {
 		return 0, false, err
 	}
@@ -585,6 +644,9 @@ func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64
 
 // Fence implements kv.Engine.
 func (e *Engine) Fence(resource string, fence int64) (bool, error) {
+	if err := kv.CheckKey(resource); err != nil {
+		return false, err
+	}
 	return e.boolCmd(func(c *client) {
 		c.command(3)
 		c.arg("EPHPM.FENCE")
@@ -629,6 +691,9 @@ func (e *Engine) Stats() (kv.Stats, error) {
 // is read and dropped.
 func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, key string, dst []byte) (bool, int, bool, error) {
 	px, err := ms(lockTTL)
+	if err == nil {
+		err = errors.Join(kv.CheckKey(lock), kv.CheckKey(key))
+	}
 	if err != nil {
 		return false, 0, false, err
 	}
@@ -673,10 +738,16 @@ func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock s
 		return false, err
 	}
 	lockPX, err := ms(lockTTL)
+	if err == nil {
+		err = errors.Join(kv.CheckKey(key), kv.CheckKey(lock))
+	}
 	if err != nil {
 		return false, err
 	}
 	if err := e.checkValue(value); err != nil {
+		return false, err
+	}
+	if never, err := e.neverMatches(lock, token); never || err != nil {
 		return false, err
 	}
 	commands := 1
