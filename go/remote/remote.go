@@ -36,8 +36,11 @@ type Engine struct {
 
 	// The C side reads a value larger than its first buffer in a second
 	// call; the value fetched by the first waits here so that costs no
-	// second round trip.
+	// second round trip. Any other round trip drops it (hasPending spares
+	// them the lock): after a write, even this client's own, the kept
+	// value may be stale.
 	pendingMu    sync.Mutex
+	hasPending   atomic.Bool
 	pendingKey   string
 	pendingValue []byte
 }
@@ -136,6 +139,9 @@ func (e *Engine) drop() {
 // replyError (the first one), as does handle's first error.
 // An array reply's elements are read by handle, from c.
 func (e *Engine) roundTrip(n int, build func(c *client), handle func(i int, r *reply, c *client) error) error {
+	if e.hasPending.Load() {
+		e.dropPending()
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c, err := e.connect()
@@ -439,6 +445,7 @@ func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
 	if e.pendingValue != nil && e.pendingKey == key && len(e.pendingValue) <= len(dst) {
 		v := e.pendingValue
 		e.pendingKey, e.pendingValue = "", nil
+		e.hasPending.Store(false)
 		e.pendingMu.Unlock()
 		return copy(dst, v), true, nil
 	}
@@ -463,10 +470,18 @@ func (e *Engine) keepValue(key string, v, dst []byte) int {
 	if len(v) > len(dst) {
 		e.pendingMu.Lock()
 		e.pendingKey, e.pendingValue = strings.Clone(key), append([]byte(nil), v...)
+		e.hasPending.Store(true)
 		e.pendingMu.Unlock()
 		return len(v)
 	}
 	return copy(dst, v)
+}
+
+func (e *Engine) dropPending() {
+	e.pendingMu.Lock()
+	e.pendingKey, e.pendingValue = "", nil
+	e.hasPending.Store(false)
+	e.pendingMu.Unlock()
 }
 
 // Set implements kv.Engine.
