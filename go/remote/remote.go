@@ -214,31 +214,37 @@ func (e *Engine) classify(err error) error {
 	return fmt.Errorf("%w: cannot reach the ephpm-kv server at %s: %v", kv.ErrUnavailable, e.addr, err)
 }
 
-// classifyReply gives a server's error reply its kv meaning.
+// classifyReply gives a server's error reply its kv meaning: the engine
+// errors from kv's RESP table, plus what only a client meets (a bulk over
+// the server's limit, a refused password).
 func (e *Engine) classifyReply(msg string) error {
+	if kind, detail, ok := kv.ParseRESPError(msg); ok {
+		return e.storeError(kind, detail, msg)
+	}
 	switch {
-	case strings.HasPrefix(msg, "OOM"):
-		// "OOM command not allowed when used memory > 'maxmemory' (store full: <detail>)"
-		if _, detail, ok := strings.Cut(msg, "("); ok {
-			msg = strings.TrimPrefix(strings.TrimSuffix(detail, ")"), kv.ErrFull.Error()+": ")
-		}
-		return fmt.Errorf("%w at the ephpm-kv server %s: %s", kv.ErrFull, e.addr, msg)
-	case strings.HasPrefix(msg, "TOOLARGE"):
-		return fmt.Errorf("%w for the ephpm-kv server at %s (%s)", kv.ErrValueTooLarge, e.addr, strings.TrimPrefix(msg, "TOOLARGE value is too large: "))
 	case isProtocolError(msg) && bulkTooLarge.MatchString(msg):
 		// A value (or token) over the server's bulk limit; the check
 		// before sending catches values once the limit is known.
 		return fmt.Errorf("%w for the ephpm-kv server at %s, which refused it: %s", kv.ErrValueTooLarge, e.addr, strings.TrimPrefix(msg, "ERR "))
-	case strings.HasPrefix(msg, "ERR value is not an integer"):
-		return kv.ErrNotInteger
-	case strings.HasPrefix(msg, "ERR increment or decrement would overflow"):
-		return kv.ErrOverflow
-	case strings.Contains(msg, "key is too large"):
-		return fmt.Errorf("%w (server: %s)", kv.ErrKeyTooLarge, msg)
 	case strings.HasPrefix(msg, "NOAUTH"), strings.HasPrefix(msg, "WRONGPASS"):
 		return fmt.Errorf("%w: the ephpm-kv server at %s refused the password (set ephpm.server_password): %s", kv.ErrUnavailable, e.addr, msg)
 	}
 	return fmt.Errorf("ephpm-kv server at %s: %s", e.addr, msg)
+}
+
+// storeError words an engine error the server reported.
+func (e *Engine) storeError(kind error, detail, reply string) error {
+	switch {
+	case kind == kv.ErrFull && detail == "":
+		return fmt.Errorf("%w at the ephpm-kv server %s: %s", kv.ErrFull, e.addr, reply)
+	case kind == kv.ErrFull:
+		return fmt.Errorf("%w at the ephpm-kv server %s: %s", kv.ErrFull, e.addr, detail)
+	case kind == kv.ErrValueTooLarge:
+		return fmt.Errorf("%w for the ephpm-kv server at %s (%s)", kv.ErrValueTooLarge, e.addr, detail)
+	case detail == "":
+		return kind
+	}
+	return fmt.Errorf("%w: %s (the ephpm-kv server at %s)", kind, detail, e.addr)
 }
 
 // bulkTooLarge matches the server's protocol errors about one argument's

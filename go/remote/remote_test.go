@@ -2,6 +2,7 @@ package remote
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -316,6 +317,16 @@ func TestProtocolErrorReplies(t *testing.T) {
 		}
 		if keepsConnection(replyError(msg)) {
 			t.Errorf("%q keeps the connection", msg)
+		}
+	}
+	// Every engine error the server writes reads back as its kind.
+	for _, r := range kv.RESPErrors {
+		reply := kv.RESPReply(fmt.Errorf("%w: some detail", r.Err))
+		if err := e.classifyReply(reply); !errors.Is(err, r.Err) {
+			t.Errorf("%q reads as %v, want %v", reply, err, r.Err)
+		}
+		if !keepsConnection(replyError(reply)) {
+			t.Errorf("%q drops the connection", reply)
 		}
 	}
 	if !keepsConnection(replyError("ERR value is not an integer or out of range")) {
