@@ -691,14 +691,11 @@ func (e *Engine) Flush() error {
 // Stats implements kv.Engine.
 func (e *Engine) Stats() (kv.Stats, error) {
 	var st kv.Stats
-	fields := map[string]*int64{
-		"keys": &st.Keys, "bytes_used": &st.BytesUsed, "bytes_limit": &st.BytesLimit, "hits": &st.Hits,
-		"misses": &st.Misses, "expired": &st.Expired, "rejected": &st.Rejected, "compressed": &st.Compressed,
-		"max_value_size": &st.ValueMax, "compress_min": &st.CompressMin,
-	}
 	err := e.statsPairs(func(name string, value int64) {
-		if p, ok := fields[name]; ok {
-			*p = value
+		for _, f := range kv.StatsFields {
+			if f.Name == name {
+				*f.Of(&st) = value
+			}
 		}
 	})
 	if err != nil {
