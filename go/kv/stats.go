@@ -10,8 +10,10 @@ type StatsField struct {
 	Of   func(*Stats) *int64
 }
 
-// StatsFields lists every field of Stats once.
-var StatsFields = []StatsField{
+// StatsFields lists every field of Stats once. An array, so that its
+// length is a constant (go/capi checks the C struct's size against it
+// when it compiles).
+var StatsFields = [...]StatsField{
 	{"keys", func(s *Stats) *int64 { return &s.Keys }},
 	{"bytes_used", func(s *Stats) *int64 { return &s.BytesUsed }},
 	{"bytes_limit", func(s *Stats) *int64 { return &s.BytesLimit }},
