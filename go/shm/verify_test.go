@@ -42,7 +42,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 		{"kind", "not a record", func(e *Engine, off uint64) { e.rec(off).kind = kindFree }},
 		{"counter", "counters", func(e *Engine, off uint64) {
 			b, _ := e.locate("victim")
-			e.stripe(b & e.stripeMask).keys++
+			e.stripe(b&e.stripeMask).keys++
 		}},
 		{"journal", "journal not clear", func(e *Engine, off uint64) {
 			b, _ := e.locate("victim")
