@@ -37,6 +37,7 @@ func TestConformance(t *testing.T) {
 				return peer
 			}
 		},
-		TTLResolution: time.Nanosecond,
+		TTLResolution:  time.Nanosecond,
+		WaitsOnRelease: true,
 	})
 }

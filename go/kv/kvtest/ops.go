@@ -356,7 +356,8 @@ func checkTTLIfEq(h *harness) {
 	}
 }
 
-// Flush empties the store, fence counter excepted.
+// Flush empties the store, fence records included, the fence counter
+// excepted.
 func checkFlush(h *harness) {
 	t := h.t
 	h.set("a", "1", 0)
@@ -366,7 +367,14 @@ func checkFlush(h *harness) {
 	if !ok {
 		t.Fatal("SetNXFenced on a new engine: held")
 	}
+	if ok, err := h.e.Fence("db", f1); err != nil || !ok {
+		t.Fatalf("Fence: %v, %v", ok, err)
+	}
 	h.noErr("Flush", h.e.Flush())
+	// The resources' fences go with the data (every engine does so).
+	if ok, err := h.e.Fence("db", f1-1); err != nil || !ok {
+		t.Fatalf("Fence below the one recorded before Flush: %v, %v", ok, err)
+	}
 	for _, k := range []string{"a", "b", "lock"} {
 		if h.exists(k) {
 			t.Fatalf("%s survived Flush", k)

@@ -32,6 +32,9 @@ type Target struct {
 	// TTLs travel in milliseconds (rounded up on the way in, truncated on
 	// the way out), so 2 ms.
 	TTLResolution time.Duration
+	// WaitsOnRelease: the engine implements kv.ReleaseWaiter (the shared
+	// segment's futex words); the others let waiters back off instead.
+	WaitsOnRelease bool
 }
 
 // Run runs every semantic check on engines from target. Each subtest opens
@@ -82,6 +85,7 @@ func Run(t *testing.T, target Target) {
 		{"OneWinner", DefaultConfig, checkOneWinner},
 		{"IncrExact", DefaultConfig, checkIncrExact},
 		{"FencesConcurrent", DefaultConfig, checkFencesConcurrent},
+		{"WaitRelease", DefaultConfig, checkWaitRelease},
 		{"Stats", DefaultConfig, checkStats},
 		{"StatsCompressionOff", Config{MemoryLimit: 16 << 20, MaxValueSize: 64 << 10, CompressMin: -1}, checkStatsCompressionOff},
 	}
