@@ -25,7 +25,9 @@ type Target struct {
 	// Open returns a new, empty engine with cfg's limits, and peer, which
 	// opens another client of the same store (another connection, another
 	// attach of the segment) for the concurrent checks; a nil peer means
-	// the goroutines share e itself.
+	// the goroutines share e itself. The engine must not sweep expired
+	// entries in the background meanwhile: the stats checks count what a
+	// write reclaims.
 	Open func(t *testing.T, cfg Config) (e kv.Engine, peer func() kv.Engine)
 	// TTLResolution bounds how far a TTL read back may be from the one
 	// set, beyond the time that passed: 1 ns in process; in server mode
