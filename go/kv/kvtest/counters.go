@@ -123,6 +123,13 @@ func checkFences(h *harness) {
 		{"queue", 5, true}, // per resource
 		{"db", 11, true},
 		{"queue", 4, false},
+		// The whole int64 range, no wrap: below zero, then the top.
+		{"edge", -5, true},
+		{"edge", math.MinInt64, false},
+		{"edge", 0, true},
+		{"edge", math.MaxInt64, true},
+		{"edge", math.MaxInt64, true},
+		{"edge", math.MinInt64, false},
 	}
 	for i, c := range cases {
 		if got := fence(c.resource, c.fence); got != c.fresh {

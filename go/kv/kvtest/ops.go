@@ -212,6 +212,11 @@ func checkDelIfEq(h *harness) {
 	if ok, err := h.e.DelIfEq("big", []byte(big)); err != nil || !ok || h.exists("big") {
 		t.Fatalf("DelIfEq of a compressed value with its token: %v, %v", ok, err)
 	}
+	// The empty token is the empty value's.
+	h.set("empty", "", time.Minute)
+	if ok, err := h.e.DelIfEq("empty", nil); err != nil || !ok || h.exists("empty") {
+		t.Fatalf("DelIfEq of an empty value with the empty token: %v, %v", ok, err)
+	}
 	// A token longer than any value can never match: false, not an error.
 	h.set("lock", "A", time.Minute)
 	if ok, err := h.e.DelIfEq("lock", make([]byte, h.cfg.MaxValueSize+1)); err != nil || ok || h.value("lock") != "A" {
