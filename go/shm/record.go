@@ -86,18 +86,20 @@ func (e *Engine) writeRecord(off uint64, class uint64, kind uint8, h uint32, key
 // keys locks use (crc32c cost twice as much through its dispatch).
 func hashKey(key string) uint32 {
 	const m = 0x9E3779B97F4A7C15
+	// Every pointer formed stays inside the key: one past its end would
+	// point into the next allocation, which the GC (and checkptr) refuse.
 	p := unsafe.Pointer(unsafe.StringData(key))
 	n := len(key)
 	h := uint64(n) * m
-	for ; n >= 8; n -= 8 {
-		h = (h ^ *(*uint64)(p)) * m
+	i := 0
+	for ; n-i >= 8; i += 8 {
+		h = (h ^ *(*uint64)(unsafe.Add(p, i))) * m
 		h ^= h >> 29
-		p = unsafe.Add(p, 8)
 	}
-	if n > 0 {
+	if i < n {
 		var t uint64
-		for i := 0; i < n; i++ {
-			t |= uint64(*(*byte)(unsafe.Add(p, i))) << (8 * i)
+		for j := 0; i+j < n; j++ {
+			t |= uint64(*(*byte)(unsafe.Add(p, i+j))) << (8 * j)
 		}
 		h = (h ^ t) * m
 		h ^= h >> 29
