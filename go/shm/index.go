@@ -17,22 +17,12 @@ func (e *Engine) locate(key string) (b uint64, h uint32) {
 	return uint64(h) & e.bucketMask, h
 }
 
-func checkKey(key string) error {
-	switch {
-	case len(key) == 0:
-		return kv.ErrEmptyKey
-	case len(key) > kv.MaxKeySize:
-		return fmt.Errorf("%w: %d bytes, the limit is %d", kv.ErrKeyTooLarge, len(key), kv.MaxKeySize)
-	}
-	return nil
-}
-
 // lockStripe takes stripe si's lock, repairing the stripe first when its
 // previous owner died holding it.
 func (e *Engine) lockStripe(si uint64) *stripe {
 	st := e.stripe(si)
 	if st.mu.lock() {
-		e.repair(si)
+		e.repair(si, noStripe)
 	}
 	return st
 }
@@ -77,7 +67,7 @@ func (e *Engine) find(b uint64, h uint32, key string, kind uint8) (link *uint64,
 // block, journaled so repair can finish a free a death interrupted.
 func (e *Engine) remove(si uint64, st *stripe, link *uint64, off uint64) {
 	r := e.rec(off)
-	st.jFree = off | uint64(r.class)<<offsetBits
+	st.jFree = journal(off, uint64(r.class))
 	atomic.StoreUint64(link, r.next)
 	crashPoint(crashUnlinked)
 	e.unaccount(st, r)
@@ -94,7 +84,7 @@ func (e *Engine) install(si uint64, st *stripe, b uint64, link *uint64, off, blk
 	crashPoint(crashWritten)
 	if off != 0 {
 		old := e.rec(off)
-		st.jFree = off | uint64(old.class)<<offsetBits
+		st.jFree = journal(off, uint64(old.class))
 		nr.next = old.next
 		atomic.StoreUint64(link, blk)
 		crashPoint(crashPublished)

@@ -1,6 +1,7 @@
 package shm
 
 import (
+	"encoding/binary"
 	"hash/crc32"
 	"unsafe"
 )
@@ -86,20 +87,16 @@ func (e *Engine) writeRecord(off uint64, class uint64, kind uint8, h uint32, key
 // keys locks use (crc32c cost twice as much through its dispatch).
 func hashKey(key string) uint32 {
 	const m = 0x9E3779B97F4A7C15
-	// Every pointer formed stays inside the key: one past its end would
-	// point into the next allocation, which the GC (and checkptr) refuse.
-	p := unsafe.Pointer(unsafe.StringData(key))
-	n := len(key)
-	h := uint64(n) * m
-	i := 0
-	for ; n-i >= 8; i += 8 {
-		h = (h ^ *(*uint64)(unsafe.Add(p, i))) * m
+	b := unsafe.Slice(unsafe.StringData(key), len(key))
+	h := uint64(len(b)) * m
+	for ; len(b) >= 8; b = b[8:] {
+		h = (h ^ binary.LittleEndian.Uint64(b)) * m
 		h ^= h >> 29
 	}
-	if i < n {
+	if len(b) > 0 {
 		var t uint64
-		for j := 0; i+j < n; j++ {
-			t |= uint64(*(*byte)(unsafe.Add(p, i+j))) << (8 * j)
+		for i, c := range b {
+			t |= uint64(c) << (8 * i)
 		}
 		h = (h ^ t) * m
 		h ^= h >> 29
