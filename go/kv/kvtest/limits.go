@@ -114,13 +114,13 @@ func valueOps(value []byte) map[string]func(e kv.Engine) error {
 func checkValueTooLarge(h *harness) {
 	limit := int(h.cfg.MaxValueSize)
 	for _, kind := range []string{"compressible", "incompressible"} {
-		make := func(n int) []byte {
+		valueOf := func(n int) []byte {
 			if kind == "compressible" {
 				return []byte(compressible(n))
 			}
 			return noise(n)
 		}
-		for name, op := range valueOps(make(limit + 1)) {
+		for name, op := range valueOps(valueOf(limit + 1)) {
 			if _, err := h.e.Del("k"); err != nil {
 				h.t.Fatal(err)
 			}
@@ -131,7 +131,7 @@ func checkValueTooLarge(h *harness) {
 				h.t.Errorf("%s stored a refused value", name)
 			}
 		}
-		at := make(limit)
+		at := valueOf(limit)
 		for name, op := range valueOps(at) {
 			if _, err := h.e.Del("k"); err != nil {
 				h.t.Fatal(err)
