@@ -1,6 +1,7 @@
 package shm
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -79,5 +80,21 @@ func TestWaitReleaseManyWaiters(t *testing.T) {
 		case <-time.After(3 * time.Second):
 			t.Fatal("a waiter was not woken")
 		}
+	}
+}
+
+// A max as long as time.Duration allows waits for the release, not wrap
+// into a deadline already passed.
+func TestWaitReleaseLongestMax(t *testing.T) {
+	e := newTestEngine(t, 1<<20, Config{})
+	e.SetNX("lock", []byte("A"), 0)
+	go func() {
+		time.Sleep(30 * time.Millisecond)
+		e.DelIfEq("lock", []byte("A"))
+	}()
+	start := time.Now()
+	woken, _ := e.WaitRelease("lock", math.MaxInt64)
+	if d := time.Since(start); !woken || d < 25*time.Millisecond {
+		t.Fatalf("woken %v after %v, want true after the release at 30 ms", woken, d)
 	}
 }
