@@ -109,3 +109,12 @@ func TestGeometry(t *testing.T) {
 		t.Fatalf("64 MiB: %d stripes %d buckets", g.stripes, g.buckets)
 	}
 }
+
+func TestClassFor(t *testing.T) {
+	for n := uint64(0); n < 1<<20; n++ {
+		c := classFor(n)
+		if classSizes[c] < n || (c > 0 && classSizes[c-1] >= n) {
+			t.Fatalf("classFor(%d) = %d (%d bytes)", n, c, classSizes[c])
+		}
+	}
+}
