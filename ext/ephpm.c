@@ -36,10 +36,18 @@ static ZEND_INI_MH(OnUpdateEphpmBytes)
 	return SUCCESS;
 }
 
-/* ephpm.shm_size: 0 turns the shared segment off. */
+/* ephpm.shm_size: 0 turns the shared segment off. A value that is not a
+ * quantity is refused, not read as 0 (which would turn sharing off). */
 static ZEND_INI_MH(OnUpdateEphpmShmSize)
 {
-	zend_long value = zend_ini_parse_quantity_warn(new_value, entry->name);
+	zend_string *errstr = NULL;
+	zend_long value = zend_ini_parse_quantity(new_value, &errstr);
+	if (errstr) {
+		php_error_docref(NULL, E_WARNING, "Invalid \"%s\" setting \"%s\": not a byte size such as \"64M\"",
+			ZSTR_VAL(entry->name), ZSTR_VAL(new_value));
+		zend_string_release(errstr);
+		return FAILURE;
+	}
 	if (value != 0 && (value < EPHPM_SHM_MIN_SIZE || value > EPHPM_SHM_MAX_SIZE)) {
 		php_error_docref(NULL, E_WARNING, "Invalid \"%s\" setting: must be 0 (off) or from " ZEND_LONG_FMT
 			" to " ZEND_LONG_FMT " bytes", ZSTR_VAL(entry->name), EPHPM_SHM_MIN_SIZE, EPHPM_SHM_MAX_SIZE);
