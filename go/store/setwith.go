@@ -66,6 +66,9 @@ func (s *Store) View(key string, fn func(value []byte)) (bool, error) {
 	it, ok := s.m.Load(key)
 	if !ok || it.expired() {
 		s.misses.Inc()
+		if ok {
+			s.reapIfExpired(key) // as Get does, so keys and expired agree across engines
+		}
 		return false, nil
 	}
 	s.hits.Inc()
@@ -85,6 +88,9 @@ func (s *Store) Value(key string) ([]byte, bool, error) {
 	it, ok := s.m.Load(key)
 	if !ok || it.expired() {
 		s.misses.Inc()
+		if ok {
+			s.reapIfExpired(key)
+		}
 		return nil, false, nil
 	}
 	s.hits.Inc()
