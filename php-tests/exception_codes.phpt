@@ -1,7 +1,8 @@
 --TEST--
 Ephpm\KvException's constants name the codes the store actually throws
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc'; ?>
+<?php require __DIR__ . '/skipif.inc';
+ephpm_skip_in_modes(['server'], 'FULL and VALUE_TOO_LARGE come from ephpm.memory_limit and ephpm.max_value_size, which a server does not read (server_store_full and server_value_too_large cover its flags)'); ?>
 --INI--
 ephpm.max_value_size=1K
 ephpm.memory_limit=8K

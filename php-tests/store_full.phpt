@@ -1,7 +1,8 @@
 --TEST--
 A full store throws Ephpm\KvException (never false from setnx), evicts nothing, reclaims expired entries first
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc'; ?>
+<?php require __DIR__ . '/skipif.inc';
+ephpm_skip_in_modes(['server'], 'ephpm.memory_limit does not reach a server (server_store_full covers its --memory-limit)'); ?>
 --INI--
 ephpm.memory_limit=64K
 ephpm.compress_min=0
