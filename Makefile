@@ -69,10 +69,14 @@ VG_LIB := $(BUILD)/out/valgrind/libephpm_kv.so
 $(VG_LIB): $(GO_SRC)
 	cd go && GOEXPERIMENT=nodwarf5 go build -trimpath -buildmode=c-shared -o ../$(VG_LIB) ./capi
 
-# A real php-fpm whose workers share one ephpm-kv server.
+# A real php-fpm (4 workers): sharing through an ephpm-kv server, through the
+# master's segment with no ephpm setting (and a named one with CLI processes),
+# and the per-worker map, where the same proofs must come out short.
 test-fpm: all
 	@build/deps.sh server-tests
-	php-tests/fpm/run.sh
+	php-tests/fpm/run.sh server
+	php-tests/fpm/run.sh shm
+	php-tests/fpm/run.sh map
 
 # redis-cli and phpredis against the server.
 test-interop: all
