@@ -8,7 +8,7 @@ ephpm.memory_limit=8M
 <?php
 require __DIR__ . '/mode.inc';
 $mode = ephpm_test_mode();
-$engines = ['map' => 'in-process', 'shm' => 'shm', 'server' => 'server'];
+$engines = ['map' => 'map', 'shm' => 'shm', 'server' => 'server'];
 ephpm_kv_flush(); // from an empty store: the server run shares one store between tests
 $s0 = ephpm_kv_stats();
 echo $s0['engine'] === $engines[$mode] ? "engine: as the mode selects\n" : "engine {$s0['engine']} in $mode mode\n";
