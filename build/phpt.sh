@@ -15,6 +15,7 @@ run_tests=$(php-config --extension-dir)/build/run-tests.php
 mkdir -p "$root/build/out"
 out="$root/build/out/$log"
 
+export EPHPM_TEST_RUN=$mode # php-tests/skipif.inc: ephpm_run_once()
 args=(-P -n -q --show-diff -d "extension=$root/build/ephpm.so")
 case "$mode" in
   map) args+=(-j2 -d ephpm.shm_size=0) ;;

@@ -26,7 +26,8 @@ function code_of(callable $fn): string
 echo "\n";
 echo 'VALUE_TOO_LARGE: ', code_of(fn() => ephpm_kv_set('big', str_repeat('x', 1025))), "\n";
 echo 'FULL: ', code_of(function () {
-    for ($i = 0; $i < 100; $i++) {
+    // 8K fill the map; the segment (shm run) is ephpm.shm_size, 64M
+    for ($i = 0; $i < 100000; $i++) {
         ephpm_kv_set("k$i", str_repeat('x', 1000));
     }
 }), "\n";
