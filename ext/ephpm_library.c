@@ -236,13 +236,16 @@ const ephpm_kv_ops *ephpm_library_load(void)
 
 void ephpm_throw_store_error(const ephpm_kv_error *err)
 {
-	/* In server mode the server's flags set the limits, not this php.ini. */
-	bool server = EPHPM_SERVER_MODE();
+	/* In server mode the server's flags set the limits, not this php.ini;
+	 * the shared segment's size is its limit. */
+	ephpm_engine engine = ephpm_library_engine();
+	bool server = engine == EPHPM_ENGINE_SERVER;
 	const char *hint = "";
 	switch (err->code) {
 	case EPHPM_KV_E_FULL:
-		hint = server
-			? "; raise the ephpm-kv server's --memory-limit, give entries a TTL, or delete what is no longer needed"
+		hint = server ? "; raise the ephpm-kv server's --memory-limit, give entries a TTL, or delete what is no longer needed"
+			: engine == EPHPM_ENGINE_SHM ? "; raise ephpm.shm_size (every process that shares the segment must "
+				"restart with the new size), give entries a TTL, or delete what is no longer needed"
 			: "; raise ephpm.memory_limit, give entries a TTL, or delete what is no longer needed";
 		break;
 	case EPHPM_KV_E_VALUE_TOO_LARGE:
