@@ -71,31 +71,41 @@ $st = state();
 check("the workers run the $engine engine", $st['engine'] === $engine, "stats engine '{$st['engine']}'");
 $shared = $mode !== 'map';
 
+/** A CLI process on the named segment; returns what finish() takes. */
+function start_cli(string ...$args): array
+{
+    global $shmName;
+    $p = proc_open([PHP_BINARY, '-n', '-d', 'extension=' . dirname(__DIR__, 2) . '/build/ephpm.so',
+        '-d', "ephpm.shm_name=$shmName", ...$args], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
+    return [$p, $pipes[1], $pipes[2]];
+}
+
 if ($mode === 'named') {
     // 4. The pool and two CLI processes contend on one lock-protected counter
-    //    in the named segment: every increment counts, wherever it ran.
-    $procs = [];
-    foreach ([8, 8] as $n) {
-        $p = proc_open([PHP_BINARY, '-n', '-d', 'extension=' . dirname(__DIR__, 2) . '/build/ephpm.so',
-            '-d', "ephpm.shm_name=$shmName", __DIR__ . '/cli_counter.php', (string)$n], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
-        $procs[] = [$p, $pipes[1], $pipes[2]];
+    //    in the named segment: every increment counts, wherever it ran. The
+    //    same without the lock comes out short: they really interleave.
+    foreach (['unlocked', 'locked'] as $how) {
+        $procs = [start_cli(__DIR__ . '/cli_counter.php', '8', $how), start_cli(__DIR__ . '/cli_counter.php', '8', $how)];
+        $requests = [];
+        for ($i = 0; $i < 16; $i++) {
+            $requests[] = start_request('lock_counter.php', ['lock' => $how === 'locked' ? '1' : '0']);
+        }
+        $cliOut = finish($procs);
+        $bodies = finish($requests);
+        $key = $how === 'locked' ? 'counter' : 'counter:unlocked';
+        $counter = state($key)['value'];
+        $detail = 'counter ' . var_export($counter, true) . '; CLI: ' . implode(' | ', $cliOut)
+            . '; ' . implode(' ', array_filter($bodies, fn($b) => !preg_match('/^\d+$/', $b)));
+        if ($how === 'unlocked') {
+            check('16 requests and 2 CLI processes x 8, read-modify-write without the lock: short of 32', (int)$counter < 32, $detail);
+            continue;
+        }
+        check('16 requests and 2 CLI processes x 8 on the lock-protected counter: 32', $counter === '32', $detail);
+        check('the CLI processes ran the shm engine', count(array_filter($cliOut, fn($o) => str_starts_with($o, 'shm '))) === 2,
+            implode(' | ', $cliOut));
+        [$read] = finish([start_cli('-r', 'echo ephpm_kv_get("counter");')]);
+        check('a later CLI process reads the same counter', $read === '32', 'read ' . var_export($read, true));
     }
-    $requests = [];
-    for ($i = 0; $i < 16; $i++) {
-        $requests[] = start_request('lock_counter.php');
-    }
-    $cliOut = finish($procs);
-    $bodies = finish($requests);
-    $counter = state('counter')['value'];
-    check('16 requests and 2 CLI processes x 8 on the lock-protected counter: 32', $counter === '32',
-        'counter ' . var_export($counter, true) . '; CLI: ' . implode(' | ', $cliOut)
-        . '; ' . implode(' ', array_filter($bodies, fn($b) => !preg_match('/^\d+$/', $b))));
-    check('the CLI processes ran the shm engine', count(array_filter($cliOut, fn($o) => str_starts_with($o, 'shm '))) === 2,
-        implode(' | ', $cliOut));
-    $p = proc_open([PHP_BINARY, '-n', '-d', 'extension=' . dirname(__DIR__, 2) . '/build/ephpm.so',
-        '-d', "ephpm.shm_name=$shmName", '-r', 'echo ephpm_kv_get("counter");'], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
-    [$read] = finish([[$p, $pipes[1], $pipes[2]]]);
-    check('a later CLI process reads the same counter', $read === '32', 'read ' . var_export($read, true));
     printf("fpm %s: %d passed, %d failed\n", $mode, $passed, $failed);
     exit($failed ? 1 : 0);
 }
