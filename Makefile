@@ -36,6 +36,8 @@ demo: all
 	@build/deps.sh demo
 	$(PHP_EXT) examples/lock_demo.php
 	@echo
+	examples/shm_demo.sh
+	@echo
 	examples/server_demo.sh
 
 test: all test-stubs test-go test-hostile test-abi test-php test-fpm test-interop test-valgrind
