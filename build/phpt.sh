@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the phpt suite (php-tests/) against one engine, with its own log and
 # summary; exits 1 when a test failed, borked or leaked.
-# Usage: build/phpt.sh MODE LOG [run-tests.php options...]
+# Usage: [PHPT_TESTS='php-tests/a.phpt ...'] build/phpt.sh MODE LOG [run-tests.php options...]
 #   MODE map     the in-process Go map (-d ephpm.shm_size=0)
 #        shm     the shared segment: the extension's defaults
 #        server  an ephpm-kv server this script starts on a unix socket;
@@ -32,7 +32,9 @@ case "$mode" in
 esac
 
 # run-tests.php exits 0 even when tests fail, so its summary is checked too.
-php "$run_tests" "${args[@]}" "$@" "$root/php-tests/" >"$out" 2>&1 || true
+# PHPT_TESTS: some tests instead of the whole directory (paths from the root)
+read -ra tests <<<"${PHPT_TESTS:-php-tests/}"
+(cd "$root" && php "$run_tests" "${args[@]}" --show-slow 2000 "$@" "${tests[@]}") >"$out" 2>&1 || true
 count() { sed -n "s/^Tests $1 *: *\([0-9]*\).*/\1/p" "$out"; }
 echo "phpt $mode: $(count passed) passed, $(count failed) failed, $(count skipped) skipped ($(sed -n 's/^Time taken *: *//p' "$out"), log build/out/$log)"
 if [ "$(count failed)" = 0 ] && ! grep -qE '^Tests (borked|leaked) *: *[1-9]' "$out"; then
