@@ -3,6 +3,7 @@ package store
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 func TestDeadlineSaturates(t *testing.T) {
