@@ -4,6 +4,7 @@ Empty keys and keys over 64 KiB are a ValueError for every function
 <?php require __DIR__ . '/skipif.inc'; ?>
 --FILE--
 <?php
+ephpm_kv_flush(); // from an empty store: the server run shares one store between tests
 $calls = [
     'get' => fn($k) => ephpm_kv_get($k),
     'set' => fn($k) => ephpm_kv_set($k, 'v'),

@@ -1,7 +1,7 @@
 --TEST--
 Engine selection: ephpm.server set -> server, else ephpm.shm_size > 0 (the default) -> shm, shm_size=0 -> map; stats and phpinfo say which
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc';
+<?php require __DIR__ . '/skipif.inc'; ephpm_run_once('its children choose their engines');
 if (!is_executable(__DIR__ . '/../build/ephpm-kv')) die('skip build/ephpm-kv not built'); ?>
 --FILE--
 <?php

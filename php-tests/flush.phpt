@@ -4,6 +4,7 @@ ephpm_kv_flush empties the store and its accounting
 <?php require __DIR__ . '/skipif.inc'; ?>
 --FILE--
 <?php
+ephpm_kv_flush(); // from an empty store: the server run shares one store between tests
 for ($i = 0; $i < 100; $i++) {
     ephpm_kv_set("k$i", str_repeat('x', 2000));
 }

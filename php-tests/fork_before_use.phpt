@@ -1,13 +1,11 @@
 --TEST--
-Forking before first use (the php-fpm model) with ephpm.shm_size=0: each process starts its own in-process map
+Forking before first use (the php-fpm model): each process can use the store; the in-process map is per process, the shared segment (mapped before the fork) and the server are one store for both
 --SKIPIF--
 <?php require __DIR__ . '/skipif.inc';
 if (!function_exists('pcntl_fork')) die('skip pcntl not available'); ?>
---INI--
-ephpm.server=
-ephpm.shm_size=0
 --FILE--
 <?php
+require __DIR__ . '/mode.inc';
 $pid = pcntl_fork();
 if ($pid === 0) {
     ephpm_kv_set('who', 'child');
@@ -15,11 +13,14 @@ if ($pid === 0) {
     exit(0);
 }
 pcntl_waitpid($pid, $status);
-var_dump(ephpm_kv_get('who')); // maps are per process (shm_fork_shares_lock.phpt: the segment is not)
+$seen = ephpm_kv_get('who');
+$want = ephpm_test_mode() === 'map' ? null : 'child';
+echo $seen === $want ? "parent after the child's write: as the mode says\n"
+    : 'parent after the child\'s write in ' . ephpm_test_mode() . ' mode: ' . var_export($seen, true) . "\n";
 ephpm_kv_set('who', 'parent');
 echo 'parent sees: ', ephpm_kv_get('who'), "\n";
 ?>
 --EXPECT--
 child sees: child
-NULL
+parent after the child's write: as the mode says
 parent sees: parent

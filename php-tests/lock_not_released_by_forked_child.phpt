@@ -1,7 +1,7 @@
 --TEST--
 A process forked while holding a lock does not release it when it ends, normally or by a fatal error: the lock is the parent's
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc';
+<?php require __DIR__ . '/skipif.inc'; ephpm_run_once('brings its own ephpm-kv server');
 if (!is_executable(__DIR__ . '/../build/ephpm-kv')) die('skip build/ephpm-kv not built');
 if (!function_exists('pcntl_fork')) die('skip pcntl not available'); ?>
 --FILE--

@@ -1,7 +1,7 @@
 --TEST--
 Server mode, store not answering at the end of a request: one lock waits ephpm.server_timeout, the rest are not tried (one warning with a count), after a fatal error or a normal end; a dropped lock is tried once
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc';
+<?php require __DIR__ . '/skipif.inc'; ephpm_run_once('brings its own ephpm-kv server');
 if (!is_executable(__DIR__ . '/../build/ephpm-kv')) die('skip build/ephpm-kv not built'); ?>
 --FILE--
 <?php

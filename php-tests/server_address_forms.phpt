@@ -1,7 +1,7 @@
 --TEST--
 ephpm.server: unix:///abs, unix:/abs, /abs, tcp://host:port and host:port reach the server; other forms are KvException::CONFIG naming ephpm.server
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc';
+<?php require __DIR__ . '/skipif.inc'; ephpm_run_once('brings its own ephpm-kv server');
 if (!is_executable(__DIR__ . '/../build/ephpm-kv')) die('skip build/ephpm-kv not built'); ?>
 --FILE--
 <?php

@@ -1,7 +1,7 @@
 --TEST--
 Server mode sessions: read with the lock in one step (data of any size), write only while the lock is still ours
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc';
+<?php require __DIR__ . '/skipif.inc'; ephpm_run_once('brings its own ephpm-kv server');
 if (!is_executable(__DIR__ . '/../build/ephpm-kv')) die('skip build/ephpm-kv not built'); ?>
 --FILE--
 <?php

@@ -1,7 +1,7 @@
 --TEST--
 Server mode: an ephpm.server_timeout too long for the clock waits (saturates), it never times out every call at once
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc';
+<?php require __DIR__ . '/skipif.inc'; ephpm_run_once('brings its own ephpm-kv server');
 if (!is_executable(__DIR__ . '/../build/ephpm-kv')) die('skip build/ephpm-kv not built'); ?>
 --FILE--
 <?php

@@ -1,7 +1,7 @@
 --TEST--
 Server mode: huge waits wait, and session TTL settings are capped, rounded up or saturated, never wrapped
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc';
+<?php require __DIR__ . '/skipif.inc'; ephpm_run_once('brings its own ephpm-kv server');
 if (!is_executable(__DIR__ . '/../build/ephpm-kv')) die('skip build/ephpm-kv not built'); ?>
 --FILE--
 <?php

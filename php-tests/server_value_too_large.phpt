@@ -1,7 +1,7 @@
 --TEST--
 Server mode: a value over the server's --max-value-size is KvException::VALUE_TOO_LARGE, at any size, and the next call works
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc';
+<?php require __DIR__ . '/skipif.inc'; ephpm_run_once('brings its own ephpm-kv server');
 if (!is_executable(__DIR__ . '/../build/ephpm-kv')) die('skip build/ephpm-kv not built'); ?>
 --FILE--
 <?php

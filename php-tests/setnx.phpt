@@ -4,6 +4,7 @@ ephpm_kv_setnx: false only while a live entry exists
 <?php require __DIR__ . '/skipif.inc'; ?>
 --FILE--
 <?php
+ephpm_kv_flush(); // from an empty store: the server run shares one store between tests
 var_dump(ephpm_kv_setnx('lock', 'a', 0.2));
 var_dump(ephpm_kv_setnx('lock', 'b', 30));
 var_dump(ephpm_kv_get('lock'));

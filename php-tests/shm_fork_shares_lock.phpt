@@ -1,7 +1,7 @@
 --TEST--
 Shared segment: processes forked after startup (the php-fpm model) share one store: a lock-protected counter ends exact, and a waiter wakes when the holder releases
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc';
+<?php require __DIR__ . '/skipif.inc'; ephpm_run_once('its --INI-- sets the engine');
 if (!function_exists('pcntl_fork')) die('skip pcntl not available'); ?>
 --INI--
 ephpm.server=

@@ -1,7 +1,7 @@
 --TEST--
 Invalid ephpm.shm_size and ephpm.shm_name values are refused at startup with a warning, and the defaults apply
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc'; ?>
+<?php require __DIR__ . '/skipif.inc'; ephpm_run_once('its --INI-- sets the engine'); ?>
 --INI--
 ephpm.shm_size=1000
 ephpm.shm_name=noslash

@@ -1,7 +1,7 @@
 --TEST--
 A named segment of another size is refused with a clear Ephpm\KvException (CONFIG) on first use, never reattached; PHP still starts
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc'; ?>
+<?php require __DIR__ . '/skipif.inc'; ephpm_run_once('its children choose their engines'); ?>
 --FILE--
 <?php
 require __DIR__ . '/shm.inc';

@@ -1,7 +1,7 @@
 --TEST--
 A named segment (ephpm.shm_name) is shared by unrelated PHP processes: a lock taken by one holds for the other, and their increments add up
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc'; ?>
+<?php require __DIR__ . '/skipif.inc'; ephpm_run_once('its children choose their engines'); ?>
 --FILE--
 <?php
 require __DIR__ . '/shm.inc';

@@ -1,7 +1,7 @@
 --TEST--
 Small in every worker: after use the process has few threads (GOMAXPROCS capped at 2 when the environment does not set it), and the environment is left as it was
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc';
+<?php require __DIR__ . '/skipif.inc'; ephpm_run_once('its --INI-- sets the engine');
 if (!is_dir('/proc/self/task')) die('skip no /proc/self/task'); ?>
 --INI--
 ephpm.server=

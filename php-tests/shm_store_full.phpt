@@ -1,7 +1,7 @@
 --TEST--
 A full shared segment throws Ephpm\KvException FULL naming ephpm.shm_size (never false from setnx), evicts nothing live, reclaims expired entries first
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc'; ?>
+<?php require __DIR__ . '/skipif.inc'; ephpm_run_once('its --INI-- sets the engine'); ?>
 --INI--
 ephpm.server=
 ephpm.shm_size=1M

@@ -1,7 +1,8 @@
 --TEST--
 A value over ephpm.max_value_size throws and leaves the old value in place
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc'; ?>
+<?php require __DIR__ . '/skipif.inc';
+ephpm_skip_in_modes(['server'], 'ephpm.max_value_size does not reach a server (server_value_too_large covers its --max-value-size)'); ?>
 --INI--
 ephpm.max_value_size=1K
 --FILE--

@@ -88,6 +88,9 @@ func (s *Store) Value(key string) ([]byte, bool, error) {
 	it, ok := s.m.Load(key)
 	if !ok || it.expired() {
 		s.misses.Inc()
+		if ok {
+			s.reapIfExpired(key)
+		}
 		return nil, false, nil
 	}
 	s.hits.Inc()

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# Starts an ephpm-kv server and a real php-fpm (pm.max_children=4) whose
-# workers use it through ephpm.server, then drives them with fpm_test.php.
-# Usage: php-tests/fpm/run.sh  (after make all)
+# Starts a real php-fpm (pm=static, 4 workers) and drives it with
+# fpm_test.php through cgi-fcgi. MODE (default server):
+#   server  the workers use an ephpm-kv server this script starts (ephpm.server)
+#   shm     no ephpm setting at all: the workers share the master's segment;
+#           then a second php-fpm on a named segment (ephpm.shm_name) shared
+#           with CLI processes
+#   map     ephpm.shm_size=0: the proofs must come out short (per-worker stores)
+# Usage: php-tests/fpm/run.sh [MODE]  (after make all)
 set -euo pipefail
+mode=${1:-server}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here="$root/php-tests/fpm"
 fpm=$(command -v php-fpm8.2 || command -v php-fpm || true)
@@ -10,45 +16,59 @@ fpm=$(command -v php-fpm8.2 || command -v php-fpm || true)
 command -v cgi-fcgi >/dev/null || { echo "run.sh: cgi-fcgi not installed (apt-get install libfcgi-bin)" >&2; exit 1; }
 
 work=$(mktemp -d /tmp/ephpm-fpm.XXXXXX)
+shm_name=/ephpm-fpmtest-$$
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
+  rm -f "/dev/shm$shm_name"
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-"$root/build/ephpm-kv" --unix "$work/kv.sock" 2>"$work/kv.log" &
-pids+=($!)
-
-cat > "$work/php.ini" <<INI
-extension=$root/build/ephpm.so
-ephpm.server=unix://$work/kv.sock
-session.save_handler=ephpm
-session.use_strict_mode=0
-session.lazy_write=0
-ephpm.session_lock_wait=20
-INI
-
-cat > "$work/fpm.conf" <<CONF
+# start_fpm NAME INI-LINES...: a php-fpm on $work/NAME.sock with only
+# these settings besides the extension and sessions.
+start_fpm() {
+  local name=$1
+  shift
+  printf '%s\n' "extension=$root/build/ephpm.so" session.save_handler=ephpm session.use_strict_mode=0 \
+    session.lazy_write=0 "$@" >"$work/$name.ini"
+  cat >"$work/$name.conf" <<CONF
 [global]
-error_log = $work/fpm.log
+error_log = $work/$name.log
 daemonize = no
 [app]
-listen = $work/fpm.sock
+listen = $work/$name.sock
 pm = static
 pm.max_children = 4
 catch_workers_output = yes
 CONF
+  "$fpm" -n -c "$work/$name.ini" -y "$work/$name.conf" -R -F &
+  pids+=($!)
+  for _ in $(seq 100); do [ -S "$work/$name.sock" ] && break; sleep 0.05; done
+  [ -S "$work/$name.sock" ] || { echo "php-fpm did not start:"; cat "$work/$name.log"; exit 1; }
+}
 
-"$fpm" -n -c "$work/php.ini" -y "$work/fpm.conf" -R -F &
-pids+=($!)
+drive() { # drive NAME MODE [SHM_NAME]
+  php -n "$here/fpm_test.php" "$work/$1.sock" "${@:2}" || {
+    echo "--- php-fpm log"; cat "$work/$1.log"; [ ! -f "$work/kv.log" ] || { echo "--- ephpm-kv log"; cat "$work/kv.log"; }; exit 1; }
+}
 
-for _ in $(seq 100); do
-  [ -S "$work/fpm.sock" ] && [ -S "$work/kv.sock" ] && break
-  sleep 0.05
-done
-[ -S "$work/fpm.sock" ] || { echo "php-fpm did not start:"; cat "$work/fpm.log"; exit 1; }
-
-php -n -d extension="$root/build/ephpm.so" -d ephpm.server="unix://$work/kv.sock" "$here/fpm_test.php" "$work/fpm.sock" || {
-  echo "--- php-fpm log"; cat "$work/fpm.log"; echo "--- ephpm-kv log"; cat "$work/kv.log"; exit 1; }
+case "$mode" in
+  server)
+    "$root/build/ephpm-kv" --unix "$work/kv.sock" 2>"$work/kv.log" &
+    pids+=($!)
+    for _ in $(seq 100); do [ -S "$work/kv.sock" ] && break; sleep 0.05; done
+    start_fpm fpm "ephpm.server=unix://$work/kv.sock"
+    drive fpm server ;;
+  shm)
+    start_fpm fpm
+    drive fpm shm
+    rm -f "/dev/shm$shm_name"
+    start_fpm named "ephpm.shm_name=$shm_name"
+    drive named named "$shm_name" ;;
+  map)
+    start_fpm fpm ephpm.shm_size=0
+    drive fpm map ;;
+  *) echo "run.sh: unknown mode '$mode' (server, shm, map)" >&2; exit 2 ;;
+esac

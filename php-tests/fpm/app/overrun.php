@@ -21,9 +21,9 @@ if ($role === 'overrun') {
         $holder = ephpm_kv_get('lock:overrun');
     } while (($holder === null || $holder === $token) && microtime(true) < $deadline);
 } else {
-    $n = (int)ephpm_kv_get('overrun:counter');
+    $n = (int)ephpm_kv_get("overrun:counter:$release");
     usleep(100000);
-    ephpm_kv_set('overrun:counter', (string)($n + 1));
+    ephpm_kv_set("overrun:counter:$release", (string)($n + 1));
 }
 $stillMine = ephpm_kv_get('lock:overrun') === $token;
 if ($release === 'del') {

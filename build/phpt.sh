@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs the phpt suite (php-tests/) against one engine, with its own log and
+# summary; exits 1 when a test failed, borked or leaked.
+# Usage: [PHPT_TESTS='php-tests/a.phpt ...'] build/phpt.sh MODE LOG [run-tests.php options...]
+#   MODE map     the in-process Go map (-d ephpm.shm_size=0)
+#        shm     the shared segment: the extension's defaults
+#        server  an ephpm-kv server this script starts on a unix socket;
+#                serial (-j1): the tests share its one store, and some flush it
+# php-tests/mode.inc tells a test which mode it runs in (from the same ini).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+mode=$1 log=$2
+shift 2
+run_tests=$(php-config --extension-dir)/build/run-tests.php
+mkdir -p "$root/build/out"
+out="$root/build/out/$log"
+
+export EPHPM_TEST_RUN=$mode # php-tests/skipif.inc: ephpm_run_once()
+args=(-P -n -q --show-diff -d "extension=$root/build/ephpm.so")
+case "$mode" in
+  map) args+=(-j2 -d ephpm.shm_size=0) ;;
+  shm) args+=(-j2) ;;
+  server)
+    work=$(mktemp -d /tmp/ephpm-phpt-server.XXXXXX)
+    "$root/build/ephpm-kv" --unix "$work/kv.sock" 2>"$work/kv.log" &
+    server=$!
+    trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$work"' EXIT
+    for _ in $(seq 100); do [ -S "$work/kv.sock" ] && break; sleep 0.05; done
+    [ -S "$work/kv.sock" ] || { echo "phpt $mode: ephpm-kv did not start"; cat "$work/kv.log"; exit 1; }
+    args+=(-j1 -d "ephpm.server=unix://$work/kv.sock") ;;
+  *) echo "phpt.sh: unknown mode '$mode' (map, shm, server)" >&2; exit 2 ;;
+esac
+
+# run-tests.php exits 0 even when tests fail, so its summary is checked too.
+# PHPT_TESTS: some tests instead of the whole directory (paths from the root)
+read -ra tests <<<"${PHPT_TESTS:-php-tests/}"
+(cd "$root" && php "$run_tests" "${args[@]}" --show-slow 2000 "$@" "${tests[@]}") >"$out" 2>&1 || true
+count() { sed -n "s/^Tests $1 *: *\([0-9]*\).*/\1/p" "$out"; }
+echo "phpt $mode: $(count passed) passed, $(count failed) failed, $(count skipped) skipped ($(sed -n 's/^Time taken *: *//p' "$out"), log build/out/$log)"
+if [ "$(count failed)" = 0 ] && ! grep -qE '^Tests (borked|leaked) *: *[1-9]' "$out"; then
+  exit 0
+fi
+sed -n '/^FAILED TEST SUMMARY/,$p;/========DIFF========/,/========DONE========/p' "$out"
+[ "${mode}" != server ] || { echo "--- ephpm-kv log"; cat "$work/kv.log"; }
+exit 1

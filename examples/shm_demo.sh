@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Shared segment: two separate PHP processes (as a cron job and a php-fpm
+# worker would be) share one lock through a named segment. No server.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+name=/ephpm-demo-$$
+trap 'rm -f /dev/shm$name' EXIT
+php_on_segment() {
+  php -n -d extension="$root/build/ephpm.so" -d ephpm.shm_name="$name" -r "$1"
+}
+echo "Shared segment: two PHP processes, no server, one named segment (ephpm.shm_name=$name)"
+php_on_segment '$lock = Ephpm\Lock::acquire("lock:report", 30);
+  printf("  process %d %-36s fence %d\n", getmypid(), "takes lock:report, works 1 s:", $lock->fence);
+  ephpm_kv_set("demo:told", "1"); /* so the other process speaks after this line */
+  usleep(1000000);
+  printf("  process %d releases it\n", getmypid());
+  $lock->release();' &
+php_on_segment 'while (!ephpm_kv_exists("demo:told")) { usleep(1000); }
+  printf("  process %d %-36s %s\n", getmypid(), "tries lock:report:",
+    var_export(Ephpm\Lock::acquire("lock:report", 30) !== null, true));
+  $t = microtime(true);
+  $lock = Ephpm\Lock::acquire("lock:report", 30, wait: 5);
+  printf("  process %d %-36s fence %d\n", getmypid(), sprintf("waited %.2f s, then took it:", microtime(true) - $t), $lock->fence);'
+wait
+echo "  engine: $(php_on_segment 'echo ephpm_kv_stats()["engine"];'); the segment stays in /dev/shm until removed (this demo removes it)"
