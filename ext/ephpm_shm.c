@@ -34,9 +34,15 @@ static int open_named(const char *name, size_t size)
 {
 	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
 	if (fd >= 0) {
-		if (ftruncate(fd, (off_t)size) != 0) {
+		/* Reserve the pages, not only the size: a segment only ftruncated
+		 * on a tmpfs without room would SIGBUS a worker mid-operation. */
+		int rc = posix_fallocate(fd, 0, (off_t)size);
+		if (rc == EOPNOTSUPP || rc == EINVAL) {
+			rc = ftruncate(fd, (off_t)size) == 0 ? 0 : errno;
+		}
+		if (rc != 0) {
 			snprintf(shm_error, sizeof shm_error, "cannot size the shared memory segment %s to %zu bytes: %s",
-				name, size, strerror(errno));
+				name, size, strerror(rc));
 			close(fd);
 			shm_unlink(name); /* nobody could use it at size 0 */
 			return -1;
