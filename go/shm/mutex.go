@@ -21,8 +21,14 @@ type stripeMutex struct{ word uint64 }
 const (
 	waitersBit = 1 << 31 // pids stay below 2^22 (PID_MAX_LIMIT)
 
-	spinTries = 100                  // CAS attempts (each after a Gosched) before sleeping
-	waitSlice = 5 * time.Millisecond // longest futex sleep between checks
+	spinTries = 100 // CAS attempts (each after a Gosched) before sleeping
+)
+
+// Bounds of the slow path (vars so tests can stretch them): a sleeping
+// waiter looks at the owner again after at most waitSlice, and reads /proc
+// at most every checkGap, so a dead owner is found within ~10 ms.
+var (
+	waitSlice = 5 * time.Millisecond // longest futex sleep
 	checkGap  = 5 * time.Millisecond // least time between liveness checks
 )
 
