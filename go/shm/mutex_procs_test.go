@@ -67,8 +67,9 @@ func init() {
 		}
 		m.lock()
 		testHookLocked = nil
+		at := time.Now().UnixNano() // before unlock: a waiter's got is later
 		m.unlock()
-		say("unlocked %d", time.Now().UnixNano())
+		say("unlocked %d", at)
 	}
 	// wait: take the lock, say when (wall ns) and whether the owner died.
 	childFuncs["wait"] = func(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -17,26 +16,15 @@ import (
 // -test.run=^TestChildProcess$ and EPHPM_SHM_CHILD naming what to do; it
 // talks to the parent in "shmtest: ..." lines on stdout.
 
-// mapTestFile maps path (created or grown to size) MAP_SHARED.
+// mapTestFile maps path (created or grown to size) MAP_SHARED until the
+// test ends.
 func mapTestFile(t testing.TB, path string, size int) []byte {
 	t.Helper()
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	mem, err := MapFile(path, size)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		t.Fatal(err)
-	} else if fi.Size() < int64(size) {
-		if err := f.Truncate(int64(size)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mem, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Munmap(mem) })
+	t.Cleanup(func() { Unmap(mem) })
 	return mem
 }
 
