@@ -1,0 +1,340 @@
+package shm
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The kill storm (issue 8): 4 processes run mixed operations on one
+// file-backed segment while the parent SIGKILLs a random one every ~20 ms
+// for 10 s and restarts it. Every worker (the children and one in the
+// parent that is never killed) logs to its own file, one write per line so
+// a kill loses at most the line being written:
+//
+//	i          an Incr of the counter is about to start
+//	a          ...and returned (acknowledged)
+//	m <ns>     a new longest operation
+//	n <ops>    operations done so far (every 1000)
+//	bad <what> a broken guarantee
+//
+// Afterwards: no operation took over 1 s, Verify is clean, the lock taken
+// before the storm is still held by its owner (and no worker ever got it),
+// and acknowledged <= counter <= acknowledged + in flight (an "i" without
+// its "a": a worker killed inside or right after Incr).
+
+const (
+	stormSegSize  = 16 << 20
+	stormHeld     = "storm:held"
+	stormHeldTok  = "parent-token"
+	stormCounter  = "storm:counter"
+	stormMaxOpDur = time.Second
+)
+
+func init() {
+	childFuncs["storm"] = func(t *testing.T) {
+		mem := mapTestFile(t, os.Getenv("EPHPM_SHM_FILE"), stormSegSize)
+		e, err := Attach(mem, Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(os.Getenv("EPHPM_SHM_LOG"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		say("ready")
+		stormWorker(e, f, fmt.Sprintf("c%d", os.Getpid()), nil)
+	}
+}
+
+// stormValue is a self-checking value of n bytes for key: a header
+// repeated (compressible).
+func stormValue(key string, seq, n int) []byte {
+	h := key + "#" + strconv.Itoa(seq) + "#" + strconv.Itoa(n) + ";"
+	return bytes.Repeat([]byte(h), n/len(h)+1)[:n]
+}
+
+// stormCheck: v is a value stormValue made for key.
+func stormCheck(key string, v []byte) bool {
+	i := bytes.IndexByte(v, ';')
+	if i < 0 {
+		return false
+	}
+	parts := strings.Split(string(v[:i]), "#")
+	if len(parts) != 3 || parts[0] != key {
+		return false
+	}
+	seq, err1 := strconv.Atoi(parts[1])
+	n, err2 := strconv.Atoi(parts[2])
+	return err1 == nil && err2 == nil && n == len(v) && bytes.Equal(v, stormValue(key, seq, n))
+}
+
+// stormWorker runs the operation mix until stop closes (nil: until killed).
+func stormWorker(e *Engine, log *os.File, name string, stop <-chan struct{}) {
+	line := func(format string, args ...any) { fmt.Fprintf(log, format+"\n", args...) }
+	bad := func(format string, args ...any) { line("bad "+name+": "+format, args...) }
+	buf := make([]byte, 256<<10)
+	get := func(key string) ([]byte, bool) {
+		n, found, err := e.Get(key, buf)
+		if err != nil {
+			bad("get %s: %v", key, err)
+			return nil, false
+		}
+		if n > len(buf) {
+			bad("get %s: %d bytes", key, n)
+			return nil, false
+		}
+		return buf[:n], found
+	}
+	var maxDur time.Duration
+	seq := 0
+	for ops := 1; ; ops++ {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		seq++
+		t0 := time.Now()
+		switch r := rand.IntN(100); {
+		case r < 25: // a lock: take, check it is ours, renew, release
+			key := "storm:lock:" + strconv.Itoa(rand.IntN(4))
+			tok := []byte(name + "-" + strconv.Itoa(seq))
+			ok, err := e.SetNX(key, tok, time.Second)
+			if err != nil {
+				bad("setnx %s: %v", key, err)
+			}
+			if !ok {
+				break
+			}
+			got := time.Now()
+			v, found := get(key)
+			okE, err1 := e.ExpireIfEq(key, tok, time.Second)
+			okD, err2 := e.DelIfEq(key, tok)
+			if err1 != nil || err2 != nil {
+				bad("lock %s: %v, %v", key, err1, err2)
+			} else if time.Since(got) < 900*time.Millisecond && (!found || !bytes.Equal(v, tok) || !okE || !okD) {
+				bad("lock %s taken with %s lost: get %q %v, expire_if_eq %v, del_if_eq %v", key, tok, v, found, okE, okD)
+			}
+		case r < 45: // the counter, acknowledged
+			line("i")
+			if _, err := e.Incr(stormCounter, 1, 0); err != nil {
+				bad("incr: %v", err)
+			} else {
+				line("a")
+			}
+		case r < 70: // small values with short TTLs
+			key := "storm:ttl:" + strconv.Itoa(rand.IntN(64))
+			if rand.IntN(2) == 0 {
+				ttl := time.Duration(1+rand.IntN(100)) * time.Millisecond
+				if err := e.Set(key, stormValue(key, seq, 40+rand.IntN(200)), ttl); err != nil {
+					bad("set %s: %v", key, err)
+				}
+			} else if v, found := get(key); found && !stormCheck(key, v) {
+				bad("get %s: %q", key, v)
+			}
+		case r < 80: // large compressible values
+			key := "storm:big:" + strconv.Itoa(rand.IntN(8))
+			if rand.IntN(2) == 0 {
+				if err := e.Set(key, stormValue(key, seq, 20000+rand.IntN(100000)), 2*time.Second); err != nil {
+					bad("set %s: %v", key, err)
+				}
+			} else if v, found := get(key); found && !stormCheck(key, v) {
+				bad("get %s: %d bytes, not a value written for it", key, len(v))
+			}
+		case r < 90: // the lock held since before the storm is never free
+			if ok, err := e.SetNX(stormHeld, []byte(name), time.Second); err != nil || ok {
+				bad("setnx of the held lock: %v, %v", ok, err)
+			}
+		default: // the rest of the API on the TTL keys
+			key := "storm:ttl:" + strconv.Itoa(rand.IntN(64))
+			var err error
+			switch rand.IntN(4) {
+			case 0:
+				_, err = e.Del(key)
+			case 1:
+				_, err = e.Exists(key)
+			case 2:
+				_, err = e.Expire(key, time.Duration(1+rand.IntN(100))*time.Millisecond)
+			case 3:
+				_, err = e.TTL(key)
+			}
+			if err != nil {
+				bad("%s: %v", key, err)
+			}
+		}
+		if d := time.Since(t0); d > maxDur {
+			maxDur = d
+			line("m %d", d)
+		}
+		if ops%1000 == 0 {
+			line("n %d", ops)
+		}
+	}
+}
+
+// stormLog is what the logs say, summed.
+type stormLog struct {
+	acked, inflight, ops int
+	maxDur               time.Duration
+	bad                  []string
+}
+
+func (s *stormLog) read(t *testing.T, path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return // killed before it opened its log
+		}
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	pending, ops := 0, 0
+	for sc.Scan() {
+		l := sc.Text()
+		switch {
+		case l == "i":
+			pending++
+		case l == "a":
+			pending--
+			s.acked++
+		case strings.HasPrefix(l, "m "):
+			n, _ := strconv.ParseInt(l[2:], 10, 64)
+			s.maxDur = max(s.maxDur, time.Duration(n))
+		case strings.HasPrefix(l, "n "):
+			ops, _ = strconv.Atoi(l[2:])
+		case strings.HasPrefix(l, "bad "):
+			s.bad = append(s.bad, l[4:])
+		case l == "":
+			// a line cut by the kill
+		default:
+			s.bad = append(s.bad, "log line "+strconv.Quote(l))
+		}
+	}
+	s.inflight += pending
+	s.ops += ops
+}
+
+func TestKillStorm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10 s kill storm")
+	}
+	storm := 10 * time.Second
+	if s := os.Getenv("EPHPM_SHM_STORM"); s != "" {
+		storm, _ = time.ParseDuration(s)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "seg")
+	mem := mapTestFile(t, path, stormSegSize)
+	e, err := Attach(mem, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := e.SetNX(stormHeld, []byte(stormHeldTok), time.Hour); !ok || err != nil {
+		t.Fatalf("setnx %s: %v, %v", stormHeld, ok, err)
+	}
+
+	// The parent's own worker is never killed: its longest operation is
+	// what a survivor of the storm saw.
+	plog, err := os.Create(filepath.Join(dir, "parent.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		stormWorker(e, plog, "parent", stop)
+	}()
+
+	const procs = 4
+	var logs []string
+	start := func() *child {
+		l := filepath.Join(dir, fmt.Sprintf("child%d.log", len(logs)))
+		logs = append(logs, l)
+		return startChild(t, "storm", "EPHPM_SHM_FILE="+path, "EPHPM_SHM_LOG="+l)
+	}
+	cs := make([]*child, procs)
+	for i := range cs {
+		cs[i] = start()
+	}
+	for _, c := range cs {
+		c.expect("ready", 30*time.Second)
+	}
+	kills := 0
+	end := time.Now().Add(storm)
+	for time.Now().Before(end) {
+		time.Sleep(time.Duration(10+rand.IntN(20)) * time.Millisecond)
+		i := rand.IntN(procs)
+		cs[i].cmd.Process.Kill()
+		cs[i].cmd.Wait()
+		cs[i].done = true
+		kills++
+		cs[i] = start()
+	}
+	for _, c := range cs {
+		c.cmd.Process.Kill()
+		c.cmd.Wait()
+		c.done = true
+	}
+	close(stop)
+	wg.Wait()
+	plog.Close()
+
+	var s stormLog
+	var parent stormLog
+	parent.read(t, plog.Name())
+	for _, l := range logs {
+		s.read(t, l)
+	}
+	t.Logf("storm %v: %d kills, %d child processes, ops logged: children %d, parent %d; longest op: children %v, parent %v",
+		storm, kills, len(logs), s.ops, parent.ops, s.maxDur, parent.maxDur)
+	for _, b := range append(parent.bad, s.bad...) {
+		t.Error(b)
+	}
+	if parent.inflight != 0 {
+		t.Errorf("parent: %d increments never acknowledged", parent.inflight)
+	}
+	if d := max(s.maxDur, parent.maxDur); d > stormMaxOpDur {
+		t.Errorf("an operation took %v (limit %v)", d, stormMaxOpDur)
+	}
+	if err := e.Verify(); err != nil {
+		t.Errorf("verify after the storm: %v", err)
+	}
+	if v, found, err := getString(e, stormHeld); err != nil || !found || v != stormHeldTok {
+		t.Errorf("the lock taken before the storm: %q, %v, %v", v, found, err)
+	}
+	if d, err := e.TTLIfEq(stormHeld, []byte(stormHeldTok)); err != nil || d <= 0 {
+		t.Errorf("ttl_if_eq of the lock taken before the storm: %v, %v", d, err)
+	}
+	v, found, err := getString(e, stormCounter)
+	acked := s.acked + parent.acked
+	n, _ := strconv.Atoi(v)
+	if err != nil || !found || n < acked || n > acked+s.inflight {
+		t.Errorf("counter %q (%v, %v): acknowledged %d, in flight when killed %d", v, found, err, acked, s.inflight)
+	}
+	t.Logf("counter %d: acknowledged %d (parent %d), in flight when killed %d", n, acked, parent.acked, s.inflight)
+	if st, err := e.Stats(); err == nil {
+		t.Logf("after the storm: %+v", st)
+	}
+}
+
+func getString(e *Engine, key string) (string, bool, error) {
+	buf := make([]byte, 1<<20)
+	n, found, err := e.Get(key, buf)
+	if n > len(buf) {
+		return "", found, fmt.Errorf("%d bytes", n)
+	}
+	return string(buf[:n]), found, err
+}
