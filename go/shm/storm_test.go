@@ -23,7 +23,7 @@ import (
 //
 //	i          an Incr of the counter is about to start
 //	a          ...and returned (acknowledged)
-//	m <ns>     a new longest operation
+//	m <ns> <r> a new longest operation (r: which kind, see the switch)
 //	n <ops>    operations done so far (every 1000)
 //	bad <what> a broken guarantee
 //
@@ -105,7 +105,9 @@ func stormWorker(e *Engine, log *os.File, name string, stop <-chan struct{}) {
 		}
 		seq++
 		t0 := time.Now()
-		switch r := rand.IntN(100); {
+		opStart.Store(t0.UnixNano())
+		r := rand.IntN(100)
+		switch {
 		case r < 25: // a lock: take, check it is ours, renew, release
 			key := "storm:lock:" + strconv.Itoa(rand.IntN(4))
 			tok := []byte(name + "-" + strconv.Itoa(seq))
@@ -174,7 +176,7 @@ func stormWorker(e *Engine, log *os.File, name string, stop <-chan struct{}) {
 		}
 		if d := time.Since(t0); d > maxDur {
 			maxDur = d
-			line("m %d", d)
+			line("m %d %d", d, r)
 		}
 		if ops%1000 == 0 {
 			line("n %d", ops)
@@ -186,6 +188,7 @@ func stormWorker(e *Engine, log *os.File, name string, stop <-chan struct{}) {
 type stormLog struct {
 	acked, inflight, ops int
 	maxDur               time.Duration
+	maxOp                string // its log line: m <ns> <the mix's r>
 	bad                  []string
 }
 
@@ -209,8 +212,11 @@ func (s *stormLog) read(t *testing.T, path string) {
 			pending--
 			s.acked++
 		case strings.HasPrefix(l, "m "):
-			n, _ := strconv.ParseInt(l[2:], 10, 64)
-			s.maxDur = max(s.maxDur, time.Duration(n))
+			f := strings.Fields(l)
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			if d := time.Duration(n); d > s.maxDur {
+				s.maxDur, s.maxOp = d, l
+			}
 		case strings.HasPrefix(l, "n "):
 			ops, _ = strconv.Atoi(l[2:])
 		case strings.HasPrefix(l, "bad "):
@@ -298,6 +304,7 @@ func TestKillStorm(t *testing.T) {
 	for _, l := range logs {
 		s.read(t, l)
 	}
+	t.Logf("longest: children %q, parent %q", s.maxOp, parent.maxOp)
 	t.Logf("storm %v: %d kills, %d child processes, ops logged: children %d, parent %d; longest op: children %v, parent %v",
 		storm, kills, len(logs), s.ops, parent.ops, s.maxDur, parent.maxDur)
 	for _, b := range append(parent.bad, s.bad...) {
