@@ -249,7 +249,16 @@ func TestKillStorm(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "seg")
-	mem := mapTestFile(t, path, stormSegSize)
+	mem, err := MapFile(path, stormSegSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stuck := false // a worker still inside an op: leave the segment mapped
+	t.Cleanup(func() {
+		if !stuck {
+			Unmap(mem)
+		}
+	})
 	e, err := Attach(mem, Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -303,7 +312,14 @@ func TestKillStorm(t *testing.T) {
 		c.done = true
 	}
 	close(stop)
-	wg.Wait()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		stuck = true
+		t.Fatal("the parent's worker is still inside an operation 5 s after the storm")
+	}
 	plog.Close()
 
 	var s stormLog
