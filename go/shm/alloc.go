@@ -111,9 +111,11 @@ func (e *Engine) pushFree(si, off uint64) {
 	r := e.rec(off)
 	c := uint64(r.class)
 	r.kind = kindFree
+	crashPoint(crashMarkedFree)
 	head := e.freeHead(si, c)
 	r.next = atomic.LoadUint64(head)
 	atomic.StoreUint64(head, off)
+	crashPoint(crashPushed)
 }
 
 // blockInRange: off is an arena block of class c below the bump pointer.
