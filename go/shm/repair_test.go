@@ -1,11 +1,14 @@
 package shm
 
 import (
+	"errors"
 	"fmt"
 	"os/exec"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ephpm/ephpm-kv/kv"
 )
 
 // deadOwner is an owner word naming a process that has exited.
@@ -47,11 +50,15 @@ func crashAt(t *testing.T, e *Engine, key string, point, n int, dead uint64, op 
 	}()
 	if hit {
 		b, _ := e.locate(key)
-		st := e.stripe(b & e.stripeMask)
-		if w := atomic.LoadUint64(&st.mu.word); w&^waitersBit != self() {
+		if w := atomic.LoadUint64(&e.stripe(b & e.stripeMask).mu.word); w&^waitersBit != self() {
 			t.Fatalf("crashed without holding the key's stripe (word %#x)", w)
 		}
-		atomic.StoreUint64(&st.mu.word, dead)
+		// Every stripe it held (two while stealing) now has a dead owner.
+		for si := range e.stripes {
+			if w := &e.stripe(si).mu.word; atomic.LoadUint64(w)&^waitersBit == self() {
+				atomic.StoreUint64(w, dead)
+			}
+		}
 	}
 	return hit
 }
@@ -77,8 +84,14 @@ func TestRepairAfterDeathAtEveryStep(t *testing.T) {
 		{"del_if_eq", func(e *Engine) { e.Set("k", []byte("old"), 0) }, func(e *Engine) { e.DelIfEq("k", []byte("old")) }, "old", ""},
 		{"expired-reap", func(e *Engine) { e.Set("k", []byte("old"), time.Nanosecond) }, func(e *Engine) { e.Get("k", nil) }, "", ""},
 		{"flush", func(e *Engine) { e.Set("k", []byte("old"), 0) }, func(e *Engine) { e.Flush() }, "old", ""},
+		// A block of k's class on k's stripe's free list: the insert pops it.
+		{"insert-from-free-list", func(e *Engine) { e.Set("k", []byte("old"), 0); e.Del("k") }, func(e *Engine) { e.Set("k", []byte("new"), 0) }, "", "new"},
+		// The arena used up, free blocks only on other stripes: stolen.
+		{"insert-stolen", fillOtherStripes("k"), func(e *Engine) { e.Set("k", []byte("new"), 0) }, "", "new"},
 	}
-	points := map[int]string{crashWritten: "written", crashPublished: "published", crashUnlinked: "unlinked", crashMarkedFree: "marked-free", crashPushed: "pushed"}
+	points := map[int]string{crashWritten: "written", crashPublished: "published", crashUnlinked: "unlinked",
+		crashMarkedFree: "marked-free", crashPushed: "pushed", crashPopped: "popped", crashClaimed: "claimed",
+		crashStealUnlinked: "steal-unlinked"}
 	runs := 0
 	for _, sc := range scenarios {
 		for point, pname := range points {
@@ -87,6 +100,9 @@ func TestRepairAfterDeathAtEveryStep(t *testing.T) {
 					e := newTestEngine(t, 1<<20, Config{CompressMin: 100})
 					e.Set("other", []byte("kept"), 0)
 					sc.prepare(e)
+					mustVerify(t, e)
+					before, _ := e.Stats()
+					had := e.hasRecord("k")
 					if !crashAt(t, e, "k", point, n, dead, func() { sc.op(e) }) {
 						t.Skip("the op does not reach this point")
 					}
@@ -104,18 +120,22 @@ func TestRepairAfterDeathAtEveryStep(t *testing.T) {
 							t.Fatalf("other = %q", v)
 						}
 						st, _ := e.Stats()
-						want := int64(1)
-						if v != "" {
-							want = 2
+						want := before.Keys
+						if had {
+							want--
+						}
+						if e.hasRecord("k") {
+							want++
 						}
 						if st.Keys != want {
 							t.Fatalf("Keys %d after repair, want %d", st.Keys, want)
 						}
 					}
-					for i := range 100 {
-						if err := e.Set(fmt.Sprint("after", i), []byte("x"), 0); err != nil {
+					for i := range 20 {
+						if err := e.Set(fmt.Sprint("after", i), []byte("x"), 0); err != nil && !errors.Is(err, kv.ErrFull) {
 							t.Fatal(err)
 						}
+						e.Del(fmt.Sprint("after", i))
 					}
 					mustVerify(t, e)
 				})
@@ -125,4 +145,34 @@ func TestRepairAfterDeathAtEveryStep(t *testing.T) {
 	if runs < 20 {
 		t.Fatalf("only %d crash runs reached their point", runs)
 	}
+}
+
+// fillOtherStripes fills the arena with records of every stripe but key's,
+// then frees a few: key's stripe can only get a block by stealing one.
+func fillOtherStripes(key string) func(e *Engine) {
+	return func(e *Engine) {
+		b, _ := e.locate(key)
+		mine := b & e.stripeMask
+		var keys []string
+		for i := 0; ; i++ {
+			k := fmt.Sprint("fill", i)
+			if b, _ := e.locate(k); b&e.stripeMask == mine {
+				continue
+			}
+			if e.Set(k, []byte("v"), 0) != nil {
+				break
+			}
+			keys = append(keys, k)
+		}
+		for _, k := range keys[:40] {
+			e.Del(k)
+		}
+	}
+}
+
+// hasRecord: key has a record, expired or not (test only: no lock).
+func (e *Engine) hasRecord(key string) bool {
+	b, h := e.locate(key)
+	_, off := e.find(b, h, key, kindUser)
+	return off != 0
 }
