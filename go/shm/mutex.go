@@ -37,6 +37,11 @@ var (
 // locking starts.
 var testHookLocked func()
 
+// testHookSlowLock, if set, is told how long each lock that missed its
+// first CAS waited and whether it took over from a dead owner (the kill
+// storm reports both). Set it before any locking starts.
+var testHookSlowLock func(waited time.Duration, ownerDied bool)
+
 // lowHalf is the byte offset of the word's low 32 bits: the futex address.
 var lowHalf = func() uintptr {
 	if binary.NativeEndian.Uint16([]byte{1, 0}) == 1 {
@@ -60,7 +65,13 @@ func (m *stripeMutex) lock() (ownerDied bool) {
 		}
 		return false
 	}
-	ownerDied = m.lockSlow()
+	if testHookSlowLock != nil {
+		t0 := time.Now()
+		ownerDied = m.lockSlow()
+		testHookSlowLock(time.Since(t0), ownerDied)
+	} else {
+		ownerDied = m.lockSlow()
+	}
 	if testHookLocked != nil {
 		testHookLocked()
 	}

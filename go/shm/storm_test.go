@@ -25,6 +25,8 @@ import (
 //	a          ...and returned (acknowledged)
 //	m <ns> <r> a new longest operation (r: which kind, see the switch)
 //	n <ops>    operations done so far (every 1000)
+//	w <ns>     a new longest stripe lock wait (testHookSlowLock)
+//	d          a stripe lock taken over from a dead owner
 //	bad <what> a broken guarantee
 //
 // Afterwards: no operation took over 1 s, Verify is clean, the lock taken
@@ -51,8 +53,27 @@ func init() {
 		if err != nil {
 			t.Fatal(err)
 		}
+		stormLockHook(f)
 		say("ready")
 		stormWorker(e, f, fmt.Sprintf("c%d", os.Getpid()), nil)
+	}
+}
+
+// stormLockHook logs this process's lock waits: "w <ns>" for a new
+// longest one, "d" for each takeover from a dead owner.
+func stormLockHook(log *os.File) {
+	var mu sync.Mutex
+	var longest time.Duration
+	testHookSlowLock = func(waited time.Duration, ownerDied bool) {
+		if ownerDied {
+			fmt.Fprintf(log, "d\n")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if waited > longest {
+			longest = waited
+			fmt.Fprintf(log, "w %d\n", waited)
+		}
 	}
 }
 
@@ -197,6 +218,8 @@ type stormLog struct {
 	acked, inflight, ops int
 	maxDur               time.Duration
 	maxOp                string // its log line: m <ns> <the mix's r>
+	maxWait              time.Duration
+	takeovers            int
 	bad                  []string
 }
 
@@ -225,6 +248,11 @@ func (s *stormLog) read(t *testing.T, path string) {
 			if d := time.Duration(n); d > s.maxDur {
 				s.maxDur, s.maxOp = d, l
 			}
+		case l == "d":
+			s.takeovers++
+		case strings.HasPrefix(l, "w "):
+			n, _ := strconv.ParseInt(l[2:], 10, 64)
+			s.maxWait = max(s.maxWait, time.Duration(n))
 		case strings.HasPrefix(l, "n "):
 			ops, _ = strconv.Atoi(l[2:])
 		case strings.HasPrefix(l, "bad "):
@@ -273,6 +301,8 @@ func TestKillStorm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stormLockHook(plog)
+	defer func() { testHookSlowLock = nil }()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -329,8 +359,13 @@ func TestKillStorm(t *testing.T) {
 		s.read(t, l)
 	}
 	t.Logf("longest: children %q, parent %q", s.maxOp, parent.maxOp)
+	t.Logf("stripe locks: %d taken over from dead owners (children %d, parent %d); longest wait for one: children %v, parent %v",
+		s.takeovers+parent.takeovers, s.takeovers, parent.takeovers, s.maxWait, parent.maxWait)
 	t.Logf("storm %v: %d kills, %d child processes, ops logged: children %d, parent %d; longest op: children %v, parent %v",
 		storm, kills, len(logs), s.ops, parent.ops, s.maxDur, parent.maxDur)
+	if s.takeovers+parent.takeovers == 0 {
+		t.Error("no stripe lock was taken over from a dead owner: no kill landed inside one, the storm tested no takeover")
+	}
 	for _, b := range append(parent.bad, s.bad...) {
 		t.Error(b)
 	}
