@@ -31,20 +31,22 @@ func TestFullStoreKeepsLiveLocksAndReclaimsExpired(t *testing.T) {
 	if st.Rejected != 1 || st.Keys != int64(live) {
 		t.Fatalf("stats %+v after %d locks", st, live)
 	}
+	const shortTTL = 300 * time.Millisecond // long enough for -race
 	// Every other lock released and replaced by a short-lived one (keys of
 	// the same length: the same size class).
 	for i := 0; i < live; i += 2 {
 		if ok, _ := e.DelIfEq(fmt.Sprint("live:", i), token); !ok {
 			t.Fatal("release failed")
 		}
-		if ok, err := e.SetNX(fmt.Sprint("shrt:", i), token, time.Millisecond); !ok || err != nil {
+		if ok, err := e.SetNX(fmt.Sprint("shrt:", i), token, shortTTL); !ok || err != nil {
 			t.Fatalf("short lock %d: %v %v", i, ok, err)
 		}
 	}
+	lastShort := time.Now()
 	if _, err := e.SetNX("one more", token, 0); !errors.Is(err, kv.ErrFull) {
 		t.Fatalf("full store accepted a write: %v", err)
 	}
-	time.Sleep(5 * time.Millisecond)
+	time.Sleep(time.Until(lastShort.Add(shortTTL)))
 	// Now the short ones have expired: new locks fit, in their place.
 	for i := 0; i < live; i += 2 {
 		if ok, err := e.SetNX(fmt.Sprint("newk:", i), token, 0); !ok || err != nil {

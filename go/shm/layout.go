@@ -41,6 +41,7 @@ const (
 	hInit    = 64  // initZero, initFormatting (| owner word << 8 ... see format), initReady
 	hBump    = 128 // next free arena byte; own cache line, every process allocates there
 	hFence   = 192 // last fence issued; own cache line
+	hRepairs = 256 // stripes repaired after their owner died (diagnostics)
 )
 
 const (

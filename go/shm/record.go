@@ -1,6 +1,7 @@
 package shm
 
 import (
+	"encoding/binary"
 	"hash/crc32"
 	"unsafe"
 )
@@ -86,18 +87,16 @@ func (e *Engine) writeRecord(off uint64, class uint64, kind uint8, h uint32, key
 // keys locks use (crc32c cost twice as much through its dispatch).
 func hashKey(key string) uint32 {
 	const m = 0x9E3779B97F4A7C15
-	p := unsafe.Pointer(unsafe.StringData(key))
-	n := len(key)
-	h := uint64(n) * m
-	for ; n >= 8; n -= 8 {
-		h = (h ^ *(*uint64)(p)) * m
+	b := unsafe.Slice(unsafe.StringData(key), len(key))
+	h := uint64(len(b)) * m
+	for ; len(b) >= 8; b = b[8:] {
+		h = (h ^ binary.LittleEndian.Uint64(b)) * m
 		h ^= h >> 29
-		p = unsafe.Add(p, 8)
 	}
-	if n > 0 {
+	if len(b) > 0 {
 		var t uint64
-		for i := 0; i < n; i++ {
-			t |= uint64(*(*byte)(unsafe.Add(p, i))) << (8 * i)
+		for i, c := range b {
+			t |= uint64(c) << (8 * i)
 		}
 		h = (h ^ t) * m
 		h ^= h >> 29

@@ -26,6 +26,7 @@ const (
 //   - drops a free list whose head is not a free block;
 //   - rebuilds the stripe's counters from its chains.
 func (e *Engine) repair(si, held uint64) {
+	atomic.AddUint64(e.word(hRepairs), 1)
 	st := e.stripe(si)
 	aOff, aClass := splitJournal(st.jAlloc)
 	fOff, fClass := splitJournal(st.jFree)
@@ -180,3 +181,7 @@ func (e *Engine) recordProblem(off, b uint64) string {
 	}
 	return ""
 }
+
+// Repairs is how many times a stripe was repaired after its owner died,
+// since the segment was formatted.
+func (e *Engine) Repairs() uint64 { return atomic.LoadUint64(e.word(hRepairs)) }
