@@ -90,9 +90,9 @@ func TestMutexExcludesProcesses(t *testing.T) {
 	mem := mapTestFile(t, path, mutexSegSize)
 	_, counter := segMutex(mem)
 	const procs, n = 4, 5000
-	var cs []*child
+	var cs []*proc
 	for range procs {
-		cs = append(cs, startChild(t, "count", "EPHPM_SHM_FILE="+path, "EPHPM_SHM_N="+strconv.Itoa(n)))
+		cs = append(cs, startProc(t, "count", "EPHPM_SHM_FILE="+path, "EPHPM_SHM_N="+strconv.Itoa(n)))
 	}
 	for _, c := range cs {
 		c.expect("ready", 10*time.Second)
@@ -114,7 +114,7 @@ func TestMutexSlowOwnerKeepsLock(t *testing.T) {
 	path := testSegPath(t)
 	mem := mapTestFile(t, path, mutexSegSize)
 	m, _ := segMutex(mem)
-	h := startChild(t, "hold", "EPHPM_SHM_FILE="+path, "EPHPM_SHM_HOLD_MS=300")
+	h := startProc(t, "hold", "EPHPM_SHM_FILE="+path, "EPHPM_SHM_HOLD_MS=300")
 	h.expect("locked", 10*time.Second)
 	// Long sleeps: only the holder's futexWake (a shared futex, across
 	// processes) gets this waiter the lock soon after the release.
@@ -165,10 +165,10 @@ func killedOwnerRound(t *testing.T, reap bool) time.Duration {
 	mem := mapTestFile(t, path, mutexSegSize)
 	m, _ := segMutex(mem)
 	env := "EPHPM_SHM_FILE=" + path
-	h := startChild(t, "hold", env, "EPHPM_SHM_HOLD_MS=-1")
+	h := startProc(t, "hold", env, "EPHPM_SHM_HOLD_MS=-1")
 	var pid int
 	fmt.Sscanf(h.expect("locked", 10*time.Second), "locked %d", &pid)
-	ws := []*child{startChild(t, "wait", env), startChild(t, "wait", env)}
+	ws := []*proc{startProc(t, "wait", env), startProc(t, "wait", env)}
 	for _, w := range ws {
 		w.expect("waiting", 10*time.Second)
 	}

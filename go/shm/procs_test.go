@@ -50,15 +50,15 @@ func say(format string, args ...any) {
 	fmt.Printf("shmtest: "+format+"\n", args...)
 }
 
-type child struct {
+type proc struct {
 	t     testing.TB
 	cmd   *exec.Cmd
 	lines chan string
 	done  bool
 }
 
-// startChild runs mode in a new process with env (KEY=VALUE) added.
-func startChild(t testing.TB, mode string, env ...string) *child {
+// startProc runs mode in a new process with env (KEY=VALUE) added.
+func startProc(t testing.TB, mode string, env ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestChildProcess$", "-test.count=1")
 	cmd.Env = append(append(os.Environ(), "EPHPM_SHM_CHILD="+mode), env...)
@@ -70,7 +70,7 @@ func startChild(t testing.TB, mode string, env ...string) *child {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := &child{t: t, cmd: cmd, lines: make(chan string, 64)}
+	c := &proc{t: t, cmd: cmd, lines: make(chan string, 64)}
 	go func() {
 		s := bufio.NewScanner(out)
 		for s.Scan() {
@@ -90,7 +90,7 @@ func startChild(t testing.TB, mode string, env ...string) *child {
 }
 
 // expect returns the child's next line, which must start with prefix.
-func (c *child) expect(prefix string, timeout time.Duration) string {
+func (c *proc) expect(prefix string, timeout time.Duration) string {
 	c.t.Helper()
 	select {
 	case l, ok := <-c.lines:
@@ -108,7 +108,7 @@ func (c *child) expect(prefix string, timeout time.Duration) string {
 }
 
 // wait waits for the child to exit and fails the test if it failed.
-func (c *child) wait() {
+func (c *proc) wait() {
 	c.t.Helper()
 	for range c.lines {
 	}
