@@ -223,3 +223,48 @@ func killedOwnerRound(t *testing.T, reap bool) time.Duration {
 	}
 	return lat
 }
+
+func init() {
+	// spin: lock/unlock (bumping the counter) until the word at 128 is set.
+	childFuncs["spin"] = func(t *testing.T) {
+		mem, m, c := childSeg(t)
+		stop := (*uint64)(unsafe.Pointer(&mem[128]))
+		say("ready")
+		for atomic.LoadUint64(stop) == 0 {
+			m.lock()
+			*c++
+			m.unlock()
+		}
+	}
+}
+
+// BenchmarkMutexContended2Procs: ns per lock+unlock in this process while
+// a second process hammers the same word (the php-fpm case: one goroutine
+// per process). Baseline: BenchmarkMutexUncontended, and the same loop
+// with no second process (procs=1).
+func BenchmarkMutexContended2Procs(b *testing.B) {
+	for _, procs := range []int{1, 2} {
+		b.Run(fmt.Sprintf("procs=%d", procs), func(b *testing.B) {
+			path := testSegPath(b)
+			mem := mapTestFile(b, path, mutexSegSize)
+			m, c := segMutex(mem)
+			stop := (*uint64)(unsafe.Pointer(&mem[128]))
+			var p *proc
+			if procs == 2 {
+				p = startProc(b, "spin", "EPHPM_SHM_FILE="+path)
+				p.expect("ready", 10*time.Second)
+			}
+			b.ResetTimer()
+			for range b.N {
+				m.lock()
+				*c++
+				m.unlock()
+			}
+			b.StopTimer()
+			atomic.StoreUint64(stop, 1)
+			if p != nil {
+				p.wait()
+			}
+		})
+	}
+}
