@@ -29,7 +29,7 @@ func (e *Engine) WaitRelease(key string, max time.Duration) (bool, error) {
 		e.unlock(st, false)
 		return true, nil
 	}
-	end, byTTL := now+int64(max), false
+	end, byTTL := addSat(now, int64(max)), false
 	if d != 0 && d < end {
 		end, byTTL = d, true
 	}
