@@ -15,6 +15,7 @@
 #include "ephpm_library.h"
 #include "ephpm_lock.h"
 #include "ephpm_session.h"
+#include "ephpm_shm.h"
 #include "ephpm_arginfo.h"
 
 ZEND_DECLARE_MODULE_GLOBALS(ephpm)
@@ -33,6 +34,37 @@ static ZEND_INI_MH(OnUpdateEphpmBytes)
 	}
 	*(zend_long *)ZEND_INI_GET_ADDR() = value;
 	return SUCCESS;
+}
+
+/* ephpm.shm_size: 0 turns the shared segment off. A value that is not a
+ * quantity is refused, not read as 0 (which would turn sharing off). */
+static ZEND_INI_MH(OnUpdateEphpmShmSize)
+{
+	zend_string *errstr = NULL;
+	zend_long value = zend_ini_parse_quantity(new_value, &errstr);
+	if (errstr) {
+		php_error_docref(NULL, E_WARNING, "Invalid \"%s\" setting \"%s\": not a byte size such as \"64M\"",
+			ZSTR_VAL(entry->name), ZSTR_VAL(new_value));
+		zend_string_release(errstr);
+		return FAILURE;
+	}
+	if (value != 0 && (value < EPHPM_SHM_MIN_SIZE || value > EPHPM_SHM_MAX_SIZE)) {
+		php_error_docref(NULL, E_WARNING, "Invalid \"%s\" setting: must be 0 (off) or from " ZEND_LONG_FMT
+			" to " ZEND_LONG_FMT " bytes", ZSTR_VAL(entry->name), EPHPM_SHM_MIN_SIZE, EPHPM_SHM_MAX_SIZE);
+		return FAILURE;
+	}
+	EPHPM_G(shm_size) = value;
+	return SUCCESS;
+}
+
+static ZEND_INI_MH(OnUpdateEphpmShmName)
+{
+	if (ZSTR_LEN(new_value) && !ephpm_shm_name_valid(ZSTR_VAL(new_value), ZSTR_LEN(new_value))) {
+		php_error_docref(NULL, E_WARNING, "Invalid \"%s\" setting \"%s\": must be empty or one '/' followed by "
+			"1 to 254 characters, none of them '/' (e.g. \"/ephpm\")", ZSTR_VAL(entry->name), ZSTR_VAL(new_value));
+		return FAILURE;
+	}
+	return OnUpdateString(entry, new_value, mh_arg1, mh_arg2, mh_arg3, stage);
 }
 
 /* What a seconds setting is, in mh_arg3: each is checked by the conversion
@@ -101,6 +133,9 @@ PHP_INI_BEGIN()
 	EPHPM_BYTES_ENTRY("ephpm.memory_limit", "64M", memory_limit, 1024)
 	EPHPM_BYTES_ENTRY("ephpm.max_value_size", "1M", max_value_size, 1)
 	EPHPM_BYTES_ENTRY("ephpm.compress_min", "1K", compress_min, 0)
+	PHP_INI_ENTRY("ephpm.shm_size", "64M", PHP_INI_SYSTEM, OnUpdateEphpmShmSize)
+	STD_PHP_INI_ENTRY("ephpm.shm_name", "", PHP_INI_SYSTEM, OnUpdateEphpmShmName, shm_name,
+		zend_ephpm_globals, ephpm_globals)
 	STD_PHP_INI_ENTRY("ephpm.server", "", PHP_INI_SYSTEM, OnUpdateString, server, zend_ephpm_globals, ephpm_globals)
 	STD_PHP_INI_ENTRY_EX("ephpm.server_password", "", PHP_INI_SYSTEM, OnUpdateString, server_password,
 		zend_ephpm_globals, ephpm_globals, display_masked)
@@ -127,6 +162,11 @@ static PHP_MINIT_FUNCTION(ephpm)
 {
 	/* No library load here: see ephpm_library.c (fork safety). */
 	REGISTER_INI_ENTRIES();
+	/* Mapped here, before php-fpm or Apache prefork forks its workers, so
+	 * they all inherit the one segment. Not needed in server mode. */
+	if (!EPHPM_SERVER_MODE() && EPHPM_G(shm_size) > 0) {
+		ephpm_shm_map((size_t)EPHPM_G(shm_size), EPHPM_G(shm_name));
+	}
 	ephpm_kv_exception_ce = register_class_Ephpm_KvException(spl_ce_RuntimeException);
 	ephpm_lock_timeout_exception_ce = register_class_Ephpm_LockTimeoutException(spl_ce_RuntimeException);
 	ephpm_lock_init_class(register_class_Ephpm_Lock());
@@ -152,8 +192,25 @@ static PHP_RSHUTDOWN_FUNCTION(ephpm)
 
 static PHP_MSHUTDOWN_FUNCTION(ephpm)
 {
+	ephpm_shm_unmap();
 	UNREGISTER_INI_ENTRIES();
 	return SUCCESS;
+}
+
+/* Which engine first use starts (or started), in words. */
+static const char *ephpm_store_description(void)
+{
+	switch (ephpm_library_engine()) {
+	case EPHPM_ENGINE_SERVER:
+		return "server: an ephpm-kv server (ephpm.server), shared by every process that points at it";
+	case EPHPM_ENGINE_SHM:
+		return "shm: a shared memory segment, shared by every process that maps it";
+	case EPHPM_ENGINE_MAP:
+		return "map: in this process (shared by its threads; ephpm.shm_size=0)";
+	case EPHPM_ENGINE_NONE:
+		break;
+	}
+	return "none: the shared memory segment could not be mapped";
 }
 
 static void info_row_long(const char *name, int64_t value)
@@ -169,9 +226,17 @@ static PHP_MINFO_FUNCTION(ephpm)
 	php_info_print_table_row(2, "ephpm-kv support", "enabled");
 	php_info_print_table_row(2, "Version", PHP_EPHPM_VERSION);
 	info_row_long("Ops table ABI", EPHPM_KV_ABI_VERSION);
-	php_info_print_table_row(2, "Store", EPHPM_SERVER_MODE()
-		? "ephpm-kv server (ephpm.server), shared by every process that points at it"
-		: "in this process (shared by its threads)");
+	php_info_print_table_row(2, "Store", ephpm_store_description());
+	if (ephpm_shm_base()) {
+		char segment[300];
+		const char *name = EPHPM_G(shm_name);
+		snprintf(segment, sizeof segment, "%zu bytes, %s%s", ephpm_shm_size(),
+			name && *name ? "named " : "anonymous (shared with the processes forked from this one)",
+			name && *name ? name : "");
+		php_info_print_table_row(2, "Shared segment", segment);
+	} else if (ephpm_shm_error()) {
+		php_info_print_table_row(2, "Shared segment", ephpm_shm_error());
+	}
 	php_info_print_table_row(2, "Library", ephpm_library_path());
 	php_info_print_table_row(2, "Library state", ephpm_library_state());
 	/* Report only; never start the Go runtime from phpinfo(). */

@@ -31,7 +31,11 @@ namespace {
 
     function ephpm_kv_flush(): bool {}
 
-    /** @return array<string, int|string> */
+    /**
+     * "engine" is "shm" (the shared segment), "map" (in this process,
+     * ephpm.shm_size=0) or "server" (ephpm.server); the rest are counts.
+     * @return array<string, int|string>
+     */
     function ephpm_kv_stats(): array {}
 
     /**

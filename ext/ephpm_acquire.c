@@ -35,7 +35,31 @@ static int64_t monotonic_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-ephpm_acquire_result ephpm_acquire_with(ephpm_try_fn try, void *ctx, int64_t wait_ns)
+/* Waits nap ns for the next attempt: asleep on the key's release where the
+ * engine can (the shared segment's futex words wake it when the holder lets
+ * go), else nanosleep. false with an exception pending on a store error. */
+static bool nap_until_release(const ephpm_kv_ops *ops, const char *key, size_t key_len, int64_t nap,
+	bool *can_wait)
+{
+	if (*can_wait) {
+		ephpm_kv_error err;
+		int rc = ops->wait_release(key, key_len, nap, &err);
+		if (rc < 0) {
+			ephpm_throw_store_error(&err);
+			return false;
+		}
+		if (rc != 2) {
+			return true; /* released, changed, or nap passed: try again */
+		}
+		*can_wait = false; /* this engine never can */
+	}
+	struct timespec ts = { .tv_sec = nap / 1000000000LL, .tv_nsec = nap % 1000000000LL };
+	nanosleep(&ts, NULL);
+	return true;
+}
+
+ephpm_acquire_result ephpm_acquire_with(ephpm_try_fn try, void *ctx, const ephpm_kv_ops *ops,
+	const char *key, size_t key_len, int64_t wait_ns)
 {
 	int64_t backoff = BACKOFF_FIRST_NS;
 	int64_t deadline = 0;
@@ -44,6 +68,7 @@ ephpm_acquire_result ephpm_acquire_with(ephpm_try_fn try, void *ctx, int64_t wai
 		int64_t now = monotonic_ns();
 		deadline = wait_ns > INT64_MAX - now ? INT64_MAX : now + wait_ns;
 	}
+	bool can_wait = EPHPM_OPS_HAS(ops, wait_release);
 	ephpm_kv_error err;
 	for (;;) {
 		int rc = try(ctx, &err);
@@ -58,9 +83,9 @@ ephpm_acquire_result ephpm_acquire_with(ephpm_try_fn try, void *ctx, int64_t wai
 		if (now >= deadline) {
 			return EPHPM_ACQUIRE_TIMEOUT;
 		}
-		int64_t nap = MIN(backoff, deadline - now);
-		struct timespec ts = { .tv_sec = nap / 1000000000LL, .tv_nsec = nap % 1000000000LL };
-		nanosleep(&ts, NULL);
+		if (!nap_until_release(ops, key, key_len, MIN(backoff, deadline - now), &can_wait)) {
+			return EPHPM_ACQUIRE_ERROR;
+		}
 		backoff = MIN(backoff * 2, BACKOFF_MAX_NS);
 	}
 }
@@ -86,5 +111,5 @@ ephpm_acquire_result ephpm_acquire(const ephpm_kv_ops *ops, const char *key, siz
 		.ops = ops, .key = key, .key_len = key_len, .token = token, .token_len = token_len,
 		.ttl_ns = ttl_ns, .fence = fence ? fence : &unused_fence,
 	};
-	return ephpm_acquire_with(try_setnx_fenced, &a, wait_ns);
+	return ephpm_acquire_with(try_setnx_fenced, &a, ops, key, key_len, wait_ns);
 }

@@ -23,10 +23,13 @@ typedef enum {
  * err filled. */
 typedef int (*ephpm_try_fn)(void *ctx, ephpm_kv_error *err);
 
-/* Calls try until it acquires or wait_ns passes (INT64_MAX: no end),
- * sleeping 10 ms, doubling, capped at 100 ms. A store failure returns at
- * once (the exception thrown): it is never mistaken for contention. */
-ephpm_acquire_result ephpm_acquire_with(ephpm_try_fn try, void *ctx, int64_t wait_ns);
+/* Calls try, which takes the lock key, until it acquires or wait_ns passes
+ * (INT64_MAX: no end). Between attempts it waits 10 ms, doubling, capped at
+ * 100 ms, or less when the engine wakes it as key is released (ops'
+ * wait_release). A store failure returns at once (the exception thrown): it
+ * is never mistaken for contention. */
+ephpm_acquire_result ephpm_acquire_with(ephpm_try_fn try, void *ctx, const ephpm_kv_ops *ops,
+	const char *key, size_t key_len, int64_t wait_ns);
 
 /* ephpm_acquire_with over setnx_fenced; fence may be NULL. */
 ephpm_acquire_result ephpm_acquire(const ephpm_kv_ops *ops, const char *key, size_t key_len,

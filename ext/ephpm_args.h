@@ -7,6 +7,9 @@
 
 #define EPHPM_NS_PER_SEC 1000000000LL
 
+/* A zend_string as the ops table's (pointer, length) pair. */
+#define STR_ARGS(s) ZSTR_VAL(s), ZSTR_LEN(s)
+
 /* ValueError unless 1 <= length <= 64 KiB. */
 static zend_always_inline bool ephpm_check_key(const zend_string *key, uint32_t arg_num)
 {

@@ -11,8 +11,6 @@
 #include "ephpm_args.h"
 #include "ephpm_get.h"
 
-#define KEY_ARG(key) ZSTR_VAL(key), ZSTR_LEN(key)
-
 /* Fetches the ops table or returns (an exception is pending). */
 #define EPHPM_OPS(ops) \
 	const ephpm_kv_ops *ops = ephpm_ops(); \
@@ -23,26 +21,80 @@
 	if (UNEXPECTED((rc) < 0)) { ephpm_throw_store_error(&(err)); RETURN_THROWS(); } \
 	RETURN_BOOL(rc); } while (0)
 
-/* Parses a lone (string $key) argument and fetches the ops table; NULL
- * with an exception pending when either fails. */
-static const ephpm_kv_ops *key_only_arg(INTERNAL_FUNCTION_PARAMETERS, zend_string **key)
+/* What the functions of one key pass to their op and get back. */
+typedef struct {
+	zend_long by;   /* incr */
+	int64_t ttl_ns; /* incr */
+	int64_t out;    /* ttl, incr */
+} key_call;
+
+typedef int (*key_op)(const ephpm_kv_ops *ops, zend_string *key, key_call *c, ephpm_kv_error *err);
+
+/* parse -> ops -> throw, once for the functions of one key (as APCu's
+ * apc_store_helper serves its stores). Arguments: (string $key), or with
+ * counter incr's (string $key, int $by = 1, int|float $ttl = 0). Returns
+ * op's result (>= 0), or -1 with an exception pending. */
+static zend_always_inline int key_helper(INTERNAL_FUNCTION_PARAMETERS, key_op op, bool counter, key_call *c)
 {
-	ZEND_PARSE_PARAMETERS_START(1, 1)
-		Z_PARAM_STR(*key)
-	ZEND_PARSE_PARAMETERS_END_EX(return NULL);
-	return ephpm_check_key(*key, 1) ? ephpm_ops() : NULL;
+	zend_string *key;
+	zval *ttl = NULL;
+	c->by = 1;
+	c->ttl_ns = 0;
+	ZEND_PARSE_PARAMETERS_START(1, counter ? 3 : 1)
+		Z_PARAM_STR(key)
+		Z_PARAM_OPTIONAL
+		Z_PARAM_LONG(c->by)
+		Z_PARAM_NUMBER(ttl)
+	ZEND_PARSE_PARAMETERS_END_EX(return -1);
+	if (!ephpm_check_key(key, 1) || (ttl && !ephpm_number_ttl_arg(ttl, 3, &c->ttl_ns))) {
+		return -1;
+	}
+	const ephpm_kv_ops *ops = ephpm_ops();
+	if (UNEXPECTED(!ops)) {
+		return -1;
+	}
+	ephpm_kv_error err;
+	int rc = op(ops, key, c, &err);
+	if (UNEXPECTED(rc < 0)) {
+		ephpm_throw_store_error(&err);
+		return -1;
+	}
+	return rc;
+}
+
+static int op_del(const ephpm_kv_ops *ops, zend_string *key, key_call *c, ephpm_kv_error *err)
+{
+	return ops->del(STR_ARGS(key), err);
+}
+
+static int op_exists(const ephpm_kv_ops *ops, zend_string *key, key_call *c, ephpm_kv_error *err)
+{
+	return ops->exists(STR_ARGS(key), err);
+}
+
+static int op_ttl(const ephpm_kv_ops *ops, zend_string *key, key_call *c, ephpm_kv_error *err)
+{
+	return ops->ttl(STR_ARGS(key), &c->out, err);
+}
+
+static int op_incr(const ephpm_kv_ops *ops, zend_string *key, key_call *c, ephpm_kv_error *err)
+{
+	return ops->incr(STR_ARGS(key), c->by, c->ttl_ns, &c->out, err);
 }
 
 PHP_FUNCTION(ephpm_kv_get)
 {
 	zend_string *key, *value;
-	const ephpm_kv_ops *ops = key_only_arg(INTERNAL_FUNCTION_PARAM_PASSTHRU, &key);
-	if (!ops) {
+	ZEND_PARSE_PARAMETERS_START(1, 1)
+		Z_PARAM_STR(key)
+	ZEND_PARSE_PARAMETERS_END();
+	if (!ephpm_check_key(key, 1)) {
 		RETURN_THROWS();
 	}
+	EPHPM_OPS(ops);
 	ephpm_kv_error err;
 	int rc;
-	if ((value = ephpm_get(ops, KEY_ARG(key), &rc, &err))) {
+	if ((value = ephpm_get(ops, STR_ARGS(key), &rc, &err))) {
 		RETURN_NEW_STR(value);
 	}
 	if (rc < 0) {
@@ -70,8 +122,8 @@ static void store_value(INTERNAL_FUNCTION_PARAMETERS, bool only_if_absent)
 	EPHPM_OPS(ops);
 	ephpm_kv_error err;
 	int rc = only_if_absent
-		? ops->setnx(KEY_ARG(key), KEY_ARG(value), ttl_ns, &err)
-		: ops->set(KEY_ARG(key), KEY_ARG(value), ttl_ns, &err);
+		? ops->setnx(STR_ARGS(key), STR_ARGS(value), ttl_ns, &err)
+		: ops->set(STR_ARGS(key), STR_ARGS(value), ttl_ns, &err);
 	RETURN_RC_BOOL(rc, err);
 }
 
@@ -87,15 +139,9 @@ PHP_FUNCTION(ephpm_kv_setnx)
 
 PHP_FUNCTION(ephpm_kv_del)
 {
-	zend_string *key;
-	const ephpm_kv_ops *ops = key_only_arg(INTERNAL_FUNCTION_PARAM_PASSTHRU, &key);
-	if (!ops) {
-		RETURN_THROWS();
-	}
-	ephpm_kv_error err;
-	int rc = ops->del(KEY_ARG(key), &err);
-	if (UNEXPECTED(rc < 0)) {
-		ephpm_throw_store_error(&err);
+	key_call c;
+	int rc = key_helper(INTERNAL_FUNCTION_PARAM_PASSTHRU, op_del, false, &c);
+	if (rc < 0) {
 		RETURN_THROWS();
 	}
 	RETURN_LONG(rc);
@@ -113,20 +159,18 @@ PHP_FUNCTION(ephpm_kv_del_if_eq)
 	}
 	EPHPM_OPS(ops);
 	ephpm_kv_error err;
-	int rc = ops->del_if_eq(KEY_ARG(key), KEY_ARG(token), &err);
+	int rc = ops->del_if_eq(STR_ARGS(key), STR_ARGS(token), &err);
 	RETURN_RC_BOOL(rc, err);
 }
 
 PHP_FUNCTION(ephpm_kv_exists)
 {
-	zend_string *key;
-	const ephpm_kv_ops *ops = key_only_arg(INTERNAL_FUNCTION_PARAM_PASSTHRU, &key);
-	if (!ops) {
+	key_call c;
+	int rc = key_helper(INTERNAL_FUNCTION_PARAM_PASSTHRU, op_exists, false, &c);
+	if (rc < 0) {
 		RETURN_THROWS();
 	}
-	ephpm_kv_error err;
-	int rc = ops->exists(KEY_ARG(key), &err);
-	RETURN_RC_BOOL(rc, err);
+	RETURN_BOOL(rc);
 }
 
 PHP_FUNCTION(ephpm_kv_expire)
@@ -143,7 +187,7 @@ PHP_FUNCTION(ephpm_kv_expire)
 	}
 	EPHPM_OPS(ops);
 	ephpm_kv_error err;
-	int rc = ops->expire(KEY_ARG(key), ttl_ns, &err);
+	int rc = ops->expire(STR_ARGS(key), ttl_ns, &err);
 	RETURN_RC_BOOL(rc, err);
 }
 
@@ -162,51 +206,29 @@ PHP_FUNCTION(ephpm_kv_expire_if_eq)
 	}
 	EPHPM_OPS(ops);
 	ephpm_kv_error err;
-	int rc = ops->expire_if_eq(KEY_ARG(key), KEY_ARG(token), ttl_ns, &err);
+	int rc = ops->expire_if_eq(STR_ARGS(key), STR_ARGS(token), ttl_ns, &err);
 	RETURN_RC_BOOL(rc, err);
 }
 
 PHP_FUNCTION(ephpm_kv_ttl)
 {
-	zend_string *key;
-	const ephpm_kv_ops *ops = key_only_arg(INTERNAL_FUNCTION_PARAM_PASSTHRU, &key);
-	if (!ops) {
+	key_call c;
+	if (key_helper(INTERNAL_FUNCTION_PARAM_PASSTHRU, op_ttl, false, &c) < 0) {
 		RETURN_THROWS();
 	}
-	ephpm_kv_error err;
-	int64_t ttl_ns;
-	if (UNEXPECTED(ops->ttl(KEY_ARG(key), &ttl_ns, &err) < 0)) {
-		ephpm_throw_store_error(&err);
-		RETURN_THROWS();
+	if (c.out == EPHPM_KV_TTL_PERSISTENT || c.out == EPHPM_KV_TTL_MISSING) {
+		RETURN_LONG(c.out);
 	}
-	if (ttl_ns == EPHPM_KV_TTL_PERSISTENT || ttl_ns == EPHPM_KV_TTL_MISSING) {
-		RETURN_LONG(ttl_ns);
-	}
-	RETURN_DOUBLE((double)ttl_ns / EPHPM_NS_PER_SEC);
+	RETURN_DOUBLE((double)c.out / EPHPM_NS_PER_SEC);
 }
 
 PHP_FUNCTION(ephpm_kv_incr)
 {
-	zend_string *key;
-	zend_long by = 1;
-	zval *ttl = NULL;
-	int64_t ttl_ns = 0, result;
-	ZEND_PARSE_PARAMETERS_START(1, 3)
-		Z_PARAM_STR(key)
-		Z_PARAM_OPTIONAL
-		Z_PARAM_LONG(by)
-		Z_PARAM_NUMBER(ttl)
-	ZEND_PARSE_PARAMETERS_END();
-	if (!ephpm_check_key(key, 1) || (ttl && !ephpm_number_ttl_arg(ttl, 3, &ttl_ns))) {
+	key_call c;
+	if (key_helper(INTERNAL_FUNCTION_PARAM_PASSTHRU, op_incr, true, &c) < 0) {
 		RETURN_THROWS();
 	}
-	EPHPM_OPS(ops);
-	ephpm_kv_error err;
-	if (UNEXPECTED(ops->incr(KEY_ARG(key), by, ttl_ns, &result, &err) < 0)) {
-		ephpm_throw_store_error(&err);
-		RETURN_THROWS();
-	}
-	RETURN_LONG(result);
+	RETURN_LONG(c.out);
 }
 
 PHP_FUNCTION(ephpm_kv_flush)
@@ -229,7 +251,7 @@ PHP_FUNCTION(ephpm_kv_stats)
 		RETURN_THROWS();
 	}
 	array_init_size(return_value, 12);
-	add_assoc_string(return_value, "engine", EPHPM_SERVER_MODE() ? "server" : "in-process");
+	add_assoc_string(return_value, "engine", ephpm_engine_name(ephpm_library_engine()));
 	add_assoc_long(return_value, "keys", st.keys);
 	add_assoc_long(return_value, "bytes_used", st.bytes_used);
 	add_assoc_long(return_value, "bytes_limit", st.bytes_limit);
@@ -255,6 +277,6 @@ PHP_FUNCTION(ephpm_kv_fence)
 	}
 	EPHPM_OPS(ops);
 	ephpm_kv_error err;
-	int rc = ops->fence(KEY_ARG(resource), fence, &err);
+	int rc = ops->fence(STR_ARGS(resource), fence, &err);
 	RETURN_RC_BOOL(rc, err);
 }

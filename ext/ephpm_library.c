@@ -20,6 +20,7 @@
 #include "php_ephpm.h"
 #include "ephpm_args.h"
 #include "ephpm_library.h"
+#include "ephpm_shm.h"
 
 #define EPHPM_LIBRARY_NAME "libephpm_kv.so"
 
@@ -75,6 +76,32 @@ const char *ephpm_library_state(void)
 	return ephpm_library_ops ? "loaded" : "not loaded yet in this process (loads on first use)";
 }
 
+ephpm_engine ephpm_library_engine(void)
+{
+	if (EPHPM_SERVER_MODE()) {
+		return EPHPM_ENGINE_SERVER;
+	}
+	if (EPHPM_G(shm_size) == 0) {
+		return EPHPM_ENGINE_MAP;
+	}
+	return ephpm_shm_base() ? EPHPM_ENGINE_SHM : EPHPM_ENGINE_NONE;
+}
+
+const char *ephpm_engine_name(ephpm_engine engine)
+{
+	switch (engine) {
+	case EPHPM_ENGINE_MAP:
+		return "map";
+	case EPHPM_ENGINE_SHM:
+		return "shm";
+	case EPHPM_ENGINE_SERVER:
+		return "server";
+	case EPHPM_ENGINE_NONE:
+		break;
+	}
+	return "none";
+}
+
 /* ephpm.server_timeout, accepted by its ini handler through the same
  * saturating conversion: a huge timeout waits "forever", never wraps. */
 static int64_t server_timeout_ns(void)
@@ -114,6 +141,13 @@ static bool load_locked(const char *path, char *msg, size_t size, bool *retry, i
 {
 	*retry = false;
 	*code = EPHPM_KV_E_UNAVAILABLE;
+	ephpm_engine engine = ephpm_library_engine();
+	if (engine == EPHPM_ENGINE_NONE) {
+		*code = EPHPM_KV_E_CONFIG;
+		snprintf(msg, size, "ephpm-kv: the shared memory segment (ephpm.shm_size, ephpm.shm_name) could not be "
+			"mapped at startup: %s", ephpm_shm_error() ? ephpm_shm_error() : "unknown error");
+		return false;
+	}
 	void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!handle) {
 		*retry = true;
@@ -134,18 +168,20 @@ static bool load_locked(const char *path, char *msg, size_t size, bool *retry, i
 		return false;
 	}
 	ephpm_kv_error err;
+	ephpm_kv_config cfg = {
+		.memory_limit = EPHPM_G(memory_limit),
+		.max_value_size = EPHPM_G(max_value_size),
+		/* ini 0 means "never compress"; the ABI's 0 means "default" */
+		.compress_min = EPHPM_G(compress_min) > 0 ? EPHPM_G(compress_min) : -1,
+	};
 	int rc;
-	if (EPHPM_SERVER_MODE()) {
+	if (engine == EPHPM_ENGINE_SERVER) {
 		const char *url = EPHPM_G(server), *password = EPHPM_G(server_password) ? EPHPM_G(server_password) : "";
 		rc = ops->configure_server(url, strlen(url), password, strlen(password),
 			server_timeout_ns(), &err);
+	} else if (engine == EPHPM_ENGINE_SHM) {
+		rc = ops->configure_shm(ephpm_shm_base(), ephpm_shm_size(), &cfg, &err);
 	} else {
-		ephpm_kv_config cfg = {
-			.memory_limit = EPHPM_G(memory_limit),
-			.max_value_size = EPHPM_G(max_value_size),
-			/* ini 0 means "never compress"; the ABI's 0 means "default" */
-			.compress_min = EPHPM_G(compress_min) > 0 ? EPHPM_G(compress_min) : -1,
-		};
 		rc = ops->configure(&cfg, &err);
 	}
 	if (rc < 0) {

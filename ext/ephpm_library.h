@@ -24,6 +24,26 @@ bool ephpm_library_forked(void);
 /* Turns a store error into Ephpm\KvException, with a hint at the fix. */
 void ephpm_throw_store_error(const ephpm_kv_error *err);
 
+/* Whether a table the library returned has member (tables are append-only;
+ * struct_size says how far this one goes). */
+#define EPHPM_OPS_HAS(ops, member) \
+	((ops)->struct_size >= offsetof(ephpm_kv_ops, member) + sizeof((ops)->member) && (ops)->member)
+
+/* The engine first use starts, from the settings: ephpm.server set, the
+ * server; else the shared segment when ephpm.shm_size > 0 (NONE when it
+ * could not be mapped: first use throws); else the in-process map. */
+typedef enum {
+	EPHPM_ENGINE_NONE,
+	EPHPM_ENGINE_MAP,
+	EPHPM_ENGINE_SHM,
+	EPHPM_ENGINE_SERVER,
+} ephpm_engine;
+
+ephpm_engine ephpm_library_engine(void);
+
+/* "map", "shm", "server" (ephpm_kv_stats()['engine']), or "none". */
+const char *ephpm_engine_name(ephpm_engine engine);
+
 /* For phpinfo(): the path that is or would be loaded, and the state. */
 const char *ephpm_library_path(void);
 const char *ephpm_library_state(void);

@@ -39,7 +39,6 @@ static zend_always_inline ephpm_lock *lock_from(zend_object *obj)
 
 #define LOCK_NAME(l) Z_STR_P(OBJ_PROP_NUM(&(l)->std, PROP_NAME))
 #define LOCK_TOKEN(l) Z_STR_P(OBJ_PROP_NUM(&(l)->std, PROP_TOKEN))
-#define STR_ARGS(s) ZSTR_VAL(s), ZSTR_LEN(s)
 
 static zend_object *lock_create(zend_class_entry *ce)
 {

@@ -37,7 +37,6 @@ static zend_string *prefixed(const char *prefix, size_t prefix_len, const zend_s
 }
 #define DATA_KEY(sid) prefixed(DATA_PREFIX, sizeof(DATA_PREFIX) - 1, sid)
 #define LOCK_KEY(sid) prefixed(LOCK_PREFIX, sizeof(LOCK_PREFIX) - 1, sid)
-#define STR_ARGS(s) ZSTR_VAL(s), ZSTR_LEN(s)
 
 /* The ini handlers accepted these settings through the same conversions,
  * so these cannot fail; the defaults are only a fallback. */
@@ -153,7 +152,7 @@ static zend_result lock_and_read(const ephpm_kv_ops *ops, ephpm_session *session
 		.lock_ttl_ns = lock_ttl_ns(),
 	};
 	double wait = EPHPM_G(session_lock_wait);
-	ephpm_acquire_result rc = ephpm_acquire_with(try_lock_and_get, &r, lock_wait_ns());
+	ephpm_acquire_result rc = ephpm_acquire_with(try_lock_and_get, &r, ops, STR_ARGS(r.lock_key), lock_wait_ns());
 	if (rc == EPHPM_ACQUIRE_OK) {
 		session->lock_key = r.lock_key;
 		if (!r.found) {

@@ -16,6 +16,8 @@ ZEND_BEGIN_MODULE_GLOBALS(ephpm)
 	zend_long memory_limit;
 	zend_long max_value_size;
 	zend_long compress_min;
+	zend_long shm_size;    /* ephpm.shm_size: the shared segment's bytes; 0 = the in-process map */
+	char *shm_name;        /* ephpm.shm_name: a named segment, shared beyond this process's children */
 	bool session_locking;
 	double session_lock_ttl;
 	double session_lock_wait;

@@ -4,6 +4,7 @@ ephpm_kv_stats counts keys, bytes, hits, misses, expired and compressed entries
 <?php require __DIR__ . '/skipif.inc'; ?>
 --INI--
 ephpm.memory_limit=8M
+ephpm.shm_size=0
 --FILE--
 <?php
 $s = ephpm_kv_stats();
@@ -21,7 +22,7 @@ var_dump($s['keys'], $s['hits'], $s['misses'], $s['expired'], $s['compressed'], 
 var_dump($s['bytes_used'] > strlen('a') + strlen('value'), $s['bytes_used'] < 12000);
 ?>
 --EXPECT--
-string(10) "in-process"
+string(3) "map"
 int(0)
 int(0)
 int(8388608)

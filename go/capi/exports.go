@@ -11,6 +11,7 @@ import (
 
 	"github.com/ephpm/ephpm-kv/kv"
 	"github.com/ephpm/ephpm-kv/remote"
+	"github.com/ephpm/ephpm-kv/shm"
 	"github.com/ephpm/ephpm-kv/store"
 )
 
@@ -57,6 +58,18 @@ func ephpmKvConfigureServer(url *C.char, urlLen C.size_t, password *C.char, pass
 			return nil, configError{err}
 		}
 		return e, nil
+	})
+	return boolRC(false, err, cerr)
+}
+
+//export ephpmKvConfigureShm
+func ephpmKvConfigureShm(base unsafe.Pointer, size C.size_t, cfg *C.ephpm_kv_config, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	err := startWith(func() (kv.Engine, error) {
+		return attachShm(base, uint64(size), shm.Config{
+			MaxValueSize: int64(cfg.max_value_size),
+			CompressMin:  int64(cfg.compress_min),
+		})
 	})
 	return boolRC(false, err, cerr)
 }
@@ -217,4 +230,21 @@ func ephpmKvSetIfLocked(key *C.char, keyLen C.size_t, val *C.char, valLen C.size
 	defer recoverInto(cerr, &rc)
 	ok, err := engine().SetIfLocked(goString(key, keyLen), goBytes(val, valLen), time.Duration(ttl), goString(lock, lockLen), goBytes(token, tokenLen), time.Duration(lockTTL), release != 0)
 	return boolRC(ok, err, cerr)
+}
+
+// ephpmKvWaitRelease: 1 woken, 0 timed out, 2 the engine cannot wait on a
+// key (the caller sleeps its own backoff).
+//
+//export ephpmKvWaitRelease
+func ephpmKvWaitRelease(key *C.char, keyLen C.size_t, timeout C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	w, ok := engine().(kv.ReleaseWaiter)
+	if !ok {
+		return 2
+	}
+	if timeout <= 0 {
+		return 0
+	}
+	woken, err := w.WaitRelease(goString(key, keyLen), time.Duration(timeout))
+	return boolRC(woken, err, cerr)
 }

@@ -62,6 +62,12 @@ static int kv_set_if_locked(const char *k, size_t kl, const char *v, size_t vl, 
 	const char *l, size_t ll, const char *t, size_t tl, int64_t lttl, int release, ephpm_kv_error *err)
 { return ephpmKvSetIfLocked(K k, kl, K v, vl, ttl, K l, ll, K t, tl, lttl, release, err); }
 
+static int kv_configure_shm(void *base, size_t size, const ephpm_kv_config *cfg, ephpm_kv_error *err)
+{ return ephpmKvConfigureShm(base, size, (ephpm_kv_config *)cfg, err); }
+
+static int kv_wait_release(const char *k, size_t kl, int64_t timeout, ephpm_kv_error *err)
+{ return ephpmKvWaitRelease(K k, kl, timeout, err); }
+
 static const ephpm_kv_ops table = {
 	.abi_version = EPHPM_KV_ABI_VERSION,
 	.struct_size = sizeof(ephpm_kv_ops),
@@ -84,6 +90,8 @@ static const ephpm_kv_ops table = {
 	.configure_server = kv_configure_server,
 	.lock_and_get = kv_lock_and_get,
 	.set_if_locked = kv_set_if_locked,
+	.configure_shm = kv_configure_shm,
+	.wait_release = kv_wait_release,
 };
 
 const ephpm_kv_ops *ephpm_kv_get_ops(void)

@@ -16,13 +16,3 @@ type Config struct {
 // ErrIncompatible: the segment was formatted by another layout version or
 // for another size, or is not an ephpm-kv segment at all.
 var ErrIncompatible = errors.New("shm: incompatible segment")
-
-// Engine implements kv.Engine on a segment.
-type Engine struct{}
-
-
-// Attach formats mem when it is all zero (a fresh segment) or attaches to
-// the store it holds. mem must stay mapped while the Engine is used.
-func Attach(mem []byte, cfg Config) (*Engine, error) {
-	return nil, errors.New("shm: not built yet")
-}

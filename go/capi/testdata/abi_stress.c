@@ -1,15 +1,24 @@
 /*
  * Drives the ops table of the built library from many pthreads, the way a
- * threaded PHP SAPI would, and checks the lock invariants through the C ABI.
+ * threaded PHP SAPI would, and checks the lock invariants through the C ABI:
+ * once on the in-process map, once on the shared-memory engine, then from
+ * several processes on one shared segment (mutual exclusion across
+ * processes). Each run is a child forked before the library is loaded, as
+ * php-fpm forks its workers before their first use of the store.
  * Usage: abi_stress path/to/libephpm_kv.so
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "ephpm_kv_ops.h"
 
@@ -21,9 +30,10 @@
 
 static const ephpm_kv_ops *ops;
 static int passed, failed;
+static const char *engine_name = "";
 
 #define CHECK(cond, ...) do { \
-	if (cond) { passed++; } else { failed++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+	if (cond) { passed++; } else { failed++; fprintf(stderr, "FAIL %s:%d (%s): ", __FILE__, __LINE__, engine_name); \
 		fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 
 /* One-winner rounds: every thread races setnx on one key; exactly one wins,
@@ -155,20 +165,94 @@ static void check_session_ops(void)
 	CHECK(ops->del("sl", 2, &err) == 1 && ops->del("sd", 2, &err) == 1, "cleanup");
 }
 
-int main(int argc, char **argv)
+static int64_t now_ns(void)
 {
-	if (argc != 2) { fprintf(stderr, "usage: %s libephpm_kv.so\n", argv[0]); return 2; }
-	void *lib = dlopen(argv[1], RTLD_NOW | RTLD_NODELETE);
-	if (!lib) { fprintf(stderr, "dlopen: %s\n", dlerror()); return 2; }
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+static void load(const char *path)
+{
+	void *lib = dlopen(path, RTLD_NOW | RTLD_NODELETE);
+	if (!lib) { fprintf(stderr, "dlopen: %s\n", dlerror()); exit(2); }
 	ephpm_kv_get_ops_fn get_ops = (ephpm_kv_get_ops_fn)dlsym(lib, "ephpm_kv_get_ops");
-	if (!get_ops) { fprintf(stderr, "dlsym: %s\n", dlerror()); return 2; }
+	if (!get_ops) { fprintf(stderr, "dlsym: %s\n", dlerror()); exit(2); }
 	ops = get_ops();
 	CHECK(ops->abi_version == EPHPM_KV_ABI_VERSION, "abi version %u", ops->abi_version);
 	CHECK(ops->struct_size >= sizeof(ephpm_kv_ops), "struct size %u", ops->struct_size);
+}
 
+static void *map_shared(size_t size)
+{
+	void *mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED) { perror("mmap"); exit(2); }
+	return mem;
+}
+
+#define SEGMENT_SIZE (64u << 20)
+
+static int report(void)
+{
+	printf("abi_stress (%s): %d passed, %d failed\n", engine_name, passed, failed);
+	fflush(stdout); /* children leave by _exit */
+	return failed != 0;
+}
+
+/* wait_release: a waiter on a held key wakes when another thread releases
+ * it, long before its timeout; a wait with nothing released times out. */
+static void *release_later(void *arg)
+{
+	(void)arg;
+	ephpm_kv_error err;
+	struct timespec ts = { .tv_nsec = 50 * 1000000 };
+	nanosleep(&ts, NULL);
+	ops->del_if_eq("waited", 6, "holder", 6, &err);
+	return NULL;
+}
+
+static void check_wait_release(bool can_wait)
+{
+	ephpm_kv_error err;
+	int rc = ops->wait_release("waited", 6, 10 * 1000000, &err);
+	if (!can_wait) {
+		CHECK(rc == 2, "wait_release on an engine that cannot wait: %d", rc);
+		return;
+	}
+	CHECK(ops->setnx("waited", 6, "holder", 6, 60 * SEC, &err) == 1, "setnx waited: %s", err.message);
+	int64_t start = now_ns();
+	rc = ops->wait_release("waited", 6, 100 * 1000000, &err);
+	int64_t took = now_ns() - start;
+	CHECK(rc == 0 && took >= 90 * 1000000, "wait_release on a key held throughout: rc %d after %lld ns",
+	      rc, (long long)took);
+	pthread_t t;
+	pthread_create(&t, NULL, release_later, NULL);
+	start = now_ns();
+	rc = ops->wait_release("waited", 6, 5 * SEC, &err);
+	took = now_ns() - start;
+	pthread_join(t, NULL);
+	CHECK(rc == 1 && took < 2 * SEC, "wait_release of a key released after 50 ms: rc %d after %lld ns",
+	      rc, (long long)took);
+	CHECK(ops->exists("waited", 6, &err) == 0, "waited released");
+}
+
+/* The single-process suite, on the engine configure started. */
+static int run_suite(const char *path, bool shm)
+{
+	engine_name = shm ? "shm" : "map";
+	load(path);
 	ephpm_kv_error err;
 	ephpm_kv_config cfg = { .memory_limit = 32 << 20, .max_value_size = 1 << 20, .compress_min = 1024 };
-	CHECK(ops->configure(&cfg, &err) == 0, "configure: %s", err.message);
+	if (shm) {
+		void *segment = map_shared(SEGMENT_SIZE);
+		CHECK(ops->configure_shm(NULL, SEGMENT_SIZE, &cfg, &err) == -EPHPM_KV_E_CONFIG,
+		      "configure_shm without a segment: %s", err.message);
+		CHECK(ops->configure_shm(segment, SEGMENT_SIZE, &cfg, &err) == 0, "configure_shm: %s", err.message);
+		CHECK(ops->configure_shm(segment, SEGMENT_SIZE, &cfg, &err) == -EPHPM_KV_E_CONFIG
+		      && strstr(err.message, "configure") != NULL, "second configure_shm must fail: %s", err.message);
+	} else {
+		CHECK(ops->configure(&cfg, &err) == 0, "configure: %s", err.message);
+	}
 	CHECK(ops->configure(&cfg, &err) == -EPHPM_KV_E_CONFIG && err.code == EPHPM_KV_E_CONFIG
 	      && strstr(err.message, "configure") != NULL, "second configure must fail: %s", err.message);
 
@@ -186,6 +270,7 @@ int main(int argc, char **argv)
 	check_get_roundtrip(10);
 	check_get_roundtrip(5000);   /* compressible: crosses compressed storage */
 	check_session_ops();
+	check_wait_release(shm);
 
 	int64_t ttl = 0;
 	CHECK(ops->ttl("nope", 4, &ttl, &err) == 0 && ttl == EPHPM_KV_TTL_MISSING, "ttl missing = %lld", (long long)ttl);
@@ -223,7 +308,106 @@ int main(int argc, char **argv)
 	ephpm_kv_stats st;
 	CHECK(ops->flush(&err) == 1 && ops->stats(&st, &err) == 0 && st.keys == 0 && st.bytes_used == 0,
 	      "stats after flush: keys=%lld used=%lld", (long long)st.keys, (long long)st.bytes_used);
+	return report();
+}
 
-	printf("abi_stress: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+/* Several processes, one segment, one lock: each holder bumps a plain
+ * (non-atomic) counter in memory shared by every process; with mutual
+ * exclusion no increment is lost and no two holders overlap. */
+#define PROCS 4
+#define PROC_ROUNDS 3000
+
+typedef struct {
+	atomic_int inside, overlaps, errors, lost_releases;
+	long counter; /* written only while holding "shared" */
+} shared_state;
+
+static int run_process(const char *path, void *segment, shared_state *shared, int id)
+{
+	engine_name = "shm, processes";
+	load(path);
+	ephpm_kv_error err;
+	ephpm_kv_config cfg = { 0 };
+	if (ops->configure_shm(segment, SEGMENT_SIZE, &cfg, &err) != 0) {
+		fprintf(stderr, "process %d: configure_shm: %s\n", id, err.message);
+		return 1;
+	}
+	char token[32];
+	int tlen = snprintf(token, sizeof token, "process-%d", id);
+	for (int n = 0; n < PROC_ROUNDS; ) {
+		int rc = ops->setnx("shared", 6, token, tlen, 60 * SEC, &err);
+		if (rc < 0) { atomic_fetch_add(&shared->errors, 1); return 1; }
+		if (rc == 0) {
+			/* held by another process: sleep until it lets go */
+			if (ops->wait_release("shared", 6, 10 * 1000000, &err) < 0) { atomic_fetch_add(&shared->errors, 1); }
+			continue;
+		}
+		if (atomic_fetch_add(&shared->inside, 1) != 0) { atomic_fetch_add(&shared->overlaps, 1); }
+		long c = shared->counter;
+		sched_yield(); /* widen the window a lost update needs */
+		shared->counter = c + 1;
+		atomic_fetch_sub(&shared->inside, 1);
+		if (ops->del_if_eq("shared", 6, token, tlen, &err) != 1) { atomic_fetch_add(&shared->lost_releases, 1); }
+		n++;
+	}
+	return 0;
+}
+
+static int wait_child(pid_t pid)
+{
+	int status;
+	if (waitpid(pid, &status, 0) != pid) { perror("waitpid"); return 1; }
+	if (WIFSIGNALED(status)) { fprintf(stderr, "child %d killed by signal %d\n", pid, WTERMSIG(status)); return 1; }
+	return WEXITSTATUS(status) != 0;
+}
+
+static int run_processes(const char *path)
+{
+	engine_name = "shm, processes";
+	void *segment = map_shared(SEGMENT_SIZE);
+	shared_state *shared = map_shared(sizeof *shared);
+	pid_t pids[PROCS];
+	for (int i = 0; i < PROCS; i++) {
+		if ((pids[i] = fork()) == 0) { _exit(run_process(path, segment, shared, i)); }
+	}
+	int bad = 0;
+	for (int i = 0; i < PROCS; i++) { bad += wait_child(pids[i]); }
+	CHECK(bad == 0, "%d processes failed", bad);
+	CHECK(shared->errors == 0, "%d store errors", shared->errors);
+	CHECK(shared->overlaps == 0, "%d times two processes held one lock", shared->overlaps);
+	CHECK(shared->lost_releases == 0, "%d holders could not release their own lock", shared->lost_releases);
+	CHECK(shared->counter == PROCS * PROC_ROUNDS, "counter %ld, want %d: increments lost", shared->counter,
+	      PROCS * PROC_ROUNDS);
+
+	/* A new process on the same segment sees the last state, and one that
+	 * gives another size is refused, as a configuration error. */
+	pid_t pid = fork();
+	if (pid == 0) {
+		load(path);
+		ephpm_kv_error err;
+		ephpm_kv_config cfg = { 0 };
+		CHECK(ops->configure_shm(segment, SEGMENT_SIZE / 2, &cfg, &err) == -EPHPM_KV_E_CONFIG
+		      && err.code == EPHPM_KV_E_CONFIG, "configure_shm at half the size: %s", err.message);
+		CHECK(ops->configure_shm(segment, SEGMENT_SIZE, &cfg, &err) == 0, "configure_shm after a refusal: %s",
+		      err.message);
+		CHECK(ops->exists("shared", 6, &err) == 0, "the lock is free after every process released it");
+		CHECK(ops->setnx("shared", 6, "late", 4, 60 * SEC, &err) == 1, "a new process takes it: %s", err.message);
+		_exit(failed != 0);
+	}
+	CHECK(wait_child(pid) == 0, "the process that attached last failed");
+	return report();
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) { fprintf(stderr, "usage: %s libephpm_kv.so\n", argv[0]); return 2; }
+	/* One engine per process: a process configures the library once. */
+	int bad = 0;
+	for (int shm = 0; shm <= 1; shm++) {
+		pid_t pid = fork();
+		if (pid == 0) { _exit(run_suite(argv[1], shm)); }
+		bad += wait_child(pid);
+	}
+	bad += run_processes(argv[1]);
+	return bad != 0;
 }

@@ -1,0 +1,177 @@
+package shm
+
+import (
+	"fmt"
+	"math"
+	"sync/atomic"
+
+	"github.com/ephpm/ephpm-kv/kv"
+)
+
+// A key hashes (crc32c) to bucket h & bucketMask; bucket b belongs to
+// stripe b & stripeMask, whose lock guards the bucket's chain. Chains are
+// singly linked through record.next; new records go to the head.
+
+func (e *Engine) locate(key string) (b uint64, h uint32) {
+	h = hashKey(key)
+	return uint64(h) & e.bucketMask, h
+}
+
+func checkKey(key string) error {
+	switch {
+	case len(key) == 0:
+		return kv.ErrEmptyKey
+	case len(key) > kv.MaxKeySize:
+		return fmt.Errorf("%w: %d bytes, the limit is %d", kv.ErrKeyTooLarge, len(key), kv.MaxKeySize)
+	}
+	return nil
+}
+
+// lockStripe takes stripe si's lock, repairing the stripe first when its
+// previous owner died holding it.
+func (e *Engine) lockStripe(si uint64) *stripe {
+	st := e.stripe(si)
+	if st.mu.lock() {
+		e.repair(si)
+	}
+	return st
+}
+
+// unlock releases the stripe. changed: a record was deleted, expired or
+// changed, so sleepers in WaitRelease must re-check. The waiters flag is
+// read and cleared under the lock, the wake comes after it.
+func (e *Engine) unlock(st *stripe, changed bool) {
+	wake := false
+	if changed {
+		st.seq++
+		if st.waiters != 0 {
+			st.waiters = 0
+			wake = true
+		}
+	}
+	st.mu.unlock()
+	if wake {
+		futexWake(&st.seq, math.MaxInt32)
+	}
+}
+
+// find walks bucket b's chain for key of kind. It returns the link word
+// that points at the record and the record's offset, 0 when absent. An
+// offset outside the arena ends the walk (repair drops such links).
+func (e *Engine) find(b uint64, h uint32, key string, kind uint8) (link *uint64, off uint64) {
+	link = e.bucket(b)
+	for off = *link; off != 0; off = *link {
+		if off < e.arenaOff || off >= e.arenaEnd-recHeader {
+			return link, 0
+		}
+		r := e.rec(off)
+		if r.hash == h && r.kind == kind && e.keyEq(off, r, key) {
+			return link, off
+		}
+		link = &r.next
+	}
+	return link, 0
+}
+
+// remove unlinks the record at off (pointed at by link) and frees its
+// block, journaled so repair can finish a free a death interrupted.
+func (e *Engine) remove(si uint64, st *stripe, link *uint64, off uint64) {
+	r := e.rec(off)
+	st.jFree = off | uint64(r.class)<<offsetBits
+	atomic.StoreUint64(link, r.next)
+	e.unaccount(st, r)
+	e.pushFree(si, off)
+	st.jFree = 0
+}
+
+// install publishes the record written in the claimed block blk: in place
+// of the record at off (pointed at by link), or as the head of bucket b
+// when off is 0. One atomic store publishes it; the old block is freed
+// after. Both blocks are journaled until the end.
+func (e *Engine) install(si uint64, st *stripe, b uint64, link *uint64, off, blk uint64) {
+	nr := e.rec(blk)
+	if off != 0 {
+		old := e.rec(off)
+		st.jFree = off | uint64(old.class)<<offsetBits
+		nr.next = old.next
+		atomic.StoreUint64(link, blk)
+		e.unaccount(st, old)
+		e.pushFree(si, off)
+	} else {
+		head := e.bucket(b)
+		nr.next = *head
+		atomic.StoreUint64(head, blk)
+	}
+	e.account(st, nr)
+	st.jAlloc, st.jFree = 0, 0
+}
+
+func (e *Engine) account(st *stripe, r *record) {
+	st.bytes += int64(classSizes[r.class])
+	if r.kind == kindFence {
+		st.fences++
+		return
+	}
+	st.keys++
+	if r.flags&flagCompressed != 0 {
+		st.comp++
+	}
+}
+
+func (e *Engine) unaccount(st *stripe, r *record) {
+	st.bytes -= int64(classSizes[r.class])
+	if r.kind == kindFence {
+		st.fences--
+		return
+	}
+	st.keys--
+	if r.flags&flagCompressed != 0 {
+		st.comp--
+	}
+}
+
+// reclaimExpired removes every expired record, stripe by stripe (holding
+// one lock at a time); a write that found no free block calls it before
+// reporting the store full.
+func (e *Engine) reclaimExpired() {
+	now := nanotime()
+	for si := uint64(0); si < e.stripes; si++ {
+		st := e.lockStripe(si)
+		n := e.reclaimStripe(si, st, now)
+		e.unlock(st, n > 0)
+	}
+}
+
+// reclaimStripe removes the expired records of stripe si (locked).
+func (e *Engine) reclaimStripe(si uint64, st *stripe, now int64) (n int) {
+	for b := si; b < e.buckets; b += e.stripes {
+		link := e.bucket(b)
+		for off := *link; off != 0; off = *link {
+			if off < e.arenaOff || off >= e.arenaEnd-recHeader {
+				break
+			}
+			r := e.rec(off)
+			if r.kind == kindUser && r.deadline != 0 && r.deadline <= now {
+				e.remove(si, st, link, off)
+				st.expired++
+				n++
+				continue
+			}
+			link = &r.next
+		}
+	}
+	return n
+}
+
+func (e *Engine) fullError(n uint64) error {
+	return fmt.Errorf("%w: no free block for a %d-byte record in the %s segment (%d bytes in use)",
+		kv.ErrFull, n, sizeString(e.size), e.usedBytes())
+}
+
+func (e *Engine) usedBytes() int64 {
+	var n int64
+	for si := uint64(0); si < e.stripes; si++ {
+		n += atomic.LoadInt64(&e.stripe(si).bytes)
+	}
+	return n
+}

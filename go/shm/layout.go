@@ -1,0 +1,267 @@
+package shm
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
+
+// Segment layout (byte offsets from the base, little-endian words, 8-byte
+// aligned): a 4 KiB header, the stripe table, the per-stripe free list
+// heads, the bucket index, then the arena. Everything but the header is
+// derived from the segment size alone, so size and version pin the layout.
+const (
+	segMagic      = "EPHPMSHM"
+	layoutVersion = 1
+	headerSize    = 4096
+	stripeBytes   = 128 // two cache lines: the lock word and its stripe's counters and journal
+
+	// MinSize is the smallest segment Attach accepts.
+	MinSize = 256 << 10
+
+	minStripes     = 8
+	maxStripes     = 4096
+	bytesPerStripe = 256 << 10
+	bytesPerBucket = 512
+	arenaAlign     = 64
+	offsetBits     = 48 // journal words: block offset | class << offsetBits
+)
+
+// Header words.
+const (
+	hMagic   = 0
+	hVersion = 8
+	hSize    = 16
+	hStripes = 24
+	hBuckets = 32
+	hClasses = 40
+	hArena   = 48
+	hInit    = 64  // initZero, initFormatting (| owner word << 8 ... see format), initReady
+	hBump    = 128 // next free arena byte; own cache line, every process allocates there
+	hFence   = 192 // last fence issued; own cache line
+)
+
+const (
+	initZero  = 0
+	initReady = 2
+	// A formatting process stores its owner word (start<<32 | pid, never
+	// 0 or 2 since pids are > 2 for any process that attaches).
+)
+
+// geometry is what a segment size implies.
+type geometry struct {
+	size       uint64
+	stripes    uint64 // power of two
+	stripeMask uint64
+	buckets    uint64 // power of two, >= stripes; bucket b belongs to stripe b & stripeMask
+	bucketMask uint64
+	classes    uint64
+	stripesOff uint64
+	freeOff    uint64 // stripes*classes free list heads
+	bucketsOff uint64
+	arenaOff   uint64
+	arenaEnd   uint64
+}
+
+func pow2Floor(n uint64) uint64 {
+	p := uint64(1)
+	for p*2 <= n {
+		p *= 2
+	}
+	return p
+}
+
+func geometryFor(size uint64) geometry {
+	g := geometry{size: size}
+	g.stripes = min(max(pow2Floor(size/bytesPerStripe), minStripes), maxStripes)
+	g.stripeMask = g.stripes - 1
+	g.buckets = max(pow2Floor(size/bytesPerBucket), g.stripes)
+	g.bucketMask = g.buckets - 1
+	g.stripesOff = headerSize
+	g.freeOff = g.stripesOff + g.stripes*stripeBytes
+	// Classes up to the first one as large as the whole segment: whatever
+	// fits in the arena has a class.
+	g.classes = uint64(classFor(size)) + 1
+	g.bucketsOff = g.freeOff + g.stripes*g.classes*8
+	g.arenaOff = alignUp(g.bucketsOff+g.buckets*8, arenaAlign)
+	g.arenaEnd = size &^ (arenaAlign - 1)
+	return g
+}
+
+func alignUp(n, a uint64) uint64 { return (n + a - 1) &^ (a - 1) }
+
+// Engine implements kv.Engine (and kv.ReleaseWaiter) on a segment. It is
+// safe for concurrent use by goroutines and by other processes attached to
+// the same segment.
+type Engine struct {
+	mem  []byte
+	base unsafe.Pointer
+	geometry
+	maxValue    int64
+	compressMin int64 // <= 0: never
+}
+
+func (e *Engine) at(off uint64) unsafe.Pointer { return unsafe.Add(e.base, off) }
+func (e *Engine) word(off uint64) *uint64      { return (*uint64)(e.at(off)) }
+
+func (e *Engine) stripe(si uint64) *stripe {
+	return (*stripe)(e.at(e.stripesOff + si*stripeBytes))
+}
+
+// freeHead is the head of stripe si's free list of class c.
+func (e *Engine) freeHead(si, c uint64) *uint64 {
+	return e.word(e.freeOff + (si*e.classes+c)*8)
+}
+
+func (e *Engine) bucket(b uint64) *uint64 { return e.word(e.bucketsOff + b*8) }
+
+// stripe is one stripe's shared state. Everything but the mutex word,
+// seq (read by futex) and waiters is only touched under the mutex.
+type stripe struct {
+	mu      stripeMutex // 0
+	seq     uint32      // 8: release sequence, bumped on every delete/expiry/change; futex word
+	waiters uint32      // 12: someone sleeps on seq
+	jAlloc  uint64      // 16: journal: block being allocated (offset | class<<48)
+	jFree   uint64      // 24: journal: block being freed
+	keys    int64       // 32: user records in the chains, expired ones included
+	bytes   int64       // 40: block bytes of user and fence records
+	comp    int64       // 48: user records stored compressed
+	fences  int64       // 56: fence records
+	hits    int64       // 64
+	misses  int64       // 72
+	expired int64       // 80
+	reject  int64       // 88
+}
+
+var _ [stripeBytes - unsafe.Sizeof(stripe{})]byte // the struct fits its slot
+
+// Attach formats mem when it is all zero (a fresh segment) or attaches to
+// the store it holds. mem must stay mapped while the Engine is used.
+func Attach(mem []byte, cfg Config) (*Engine, error) {
+	size := uint64(len(mem))
+	if size < MinSize {
+		return nil, fmt.Errorf("%w: %d bytes is below the minimum of %d", ErrIncompatible, size, MinSize)
+	}
+	base := unsafe.Pointer(unsafe.SliceData(mem))
+	if uintptr(base)%arenaAlign != 0 {
+		return nil, fmt.Errorf("%w: segment base %p is not %d-byte aligned", ErrIncompatible, base, arenaAlign)
+	}
+	e := &Engine{mem: mem, base: base, geometry: geometryFor(size)}
+	e.maxValue = cfg.MaxValueSize
+	if e.maxValue <= 0 {
+		e.maxValue = DefaultMaxValueSize
+	}
+	e.compressMin = cfg.CompressMin
+	if e.compressMin == 0 {
+		e.compressMin = DefaultCompressMin
+	}
+	if err := e.formatOrWait(); err != nil {
+		return nil, err
+	}
+	if err := e.checkHeader(); err != nil {
+		return nil, err
+	}
+	// Fences never go back, not even across a segment that was dropped
+	// and formatted again: raise the counter to the wall clock.
+	raiseTo(e.word(hFence), wallMicros())
+	return e, nil
+}
+
+// Defaults for Config's zero fields (the same as the in-process store's).
+const (
+	DefaultMaxValueSize = 1 << 20
+	DefaultCompressMin  = 1 << 10
+)
+
+// wallMicros seeds the fence counter; tests step it back.
+var wallMicros = func() int64 { return time.Now().UnixMicro() }
+
+func raiseTo(w *uint64, v int64) {
+	for {
+		cur := atomic.LoadUint64(w)
+		if int64(cur) >= v || atomic.CompareAndSwapUint64(w, cur, uint64(v)) {
+			return
+		}
+	}
+}
+
+// formatOrWait formats a zero segment (the first process to CAS the init
+// word does it) or waits for the formatter; a formatter that died is
+// replaced, since formatting is idempotent on a segment nobody uses yet.
+func (e *Engine) formatOrWait() error {
+	init := e.word(hInit)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st := atomic.LoadUint64(init)
+		switch {
+		case st == initReady:
+			return nil
+		case st == initZero:
+			if m := e.word(hMagic); atomic.LoadUint64(m) != 0 {
+				return e.incompatible()
+			}
+			if atomic.CompareAndSwapUint64(init, initZero, self()) {
+				e.format()
+				atomic.StoreUint64(init, initReady)
+				return nil
+			}
+		case !ownerAlive(st):
+			if atomic.CompareAndSwapUint64(init, st, self()) {
+				e.format()
+				atomic.StoreUint64(init, initReady)
+				return nil
+			}
+		default:
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%w: another process (owner word %#x) has been formatting the segment for 10 s", ErrIncompatible, st)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// format writes the header of a fresh segment. The rest is valid zeroed:
+// free locks, empty chains, empty free lists.
+func (e *Engine) format() {
+	*e.word(hVersion) = layoutVersion
+	*e.word(hSize) = e.size
+	*e.word(hStripes) = e.stripes
+	*e.word(hBuckets) = e.buckets
+	*e.word(hClasses) = e.classes
+	*e.word(hArena) = e.arenaOff
+	atomic.StoreUint64(e.word(hBump), e.arenaOff)
+	atomic.StoreUint64(e.word(hFence), uint64(wallMicros()))
+	copy(e.mem[hMagic:hMagic+8], segMagic)
+}
+
+func (e *Engine) checkHeader() error {
+	if string(e.mem[hMagic:hMagic+8]) != segMagic {
+		return e.incompatible()
+	}
+	v, sz := *e.word(hVersion), *e.word(hSize)
+	if v != layoutVersion || sz != e.size || *e.word(hStripes) != e.stripes ||
+		*e.word(hBuckets) != e.buckets || *e.word(hClasses) != e.classes || *e.word(hArena) != e.arenaOff {
+		return e.incompatible()
+	}
+	return nil
+}
+
+func (e *Engine) incompatible() error {
+	if string(e.mem[hMagic:hMagic+8]) != segMagic {
+		return fmt.Errorf("%w: the segment is not an ephpm-kv segment (magic %q); this process wants layout v%d / %s",
+			ErrIncompatible, e.mem[hMagic:hMagic+8], layoutVersion, sizeString(e.size))
+	}
+	return fmt.Errorf("%w: segment formatted by layout v%d for %s; this process wants v%d / %s",
+		ErrIncompatible, *e.word(hVersion), sizeString(*e.word(hSize)), layoutVersion, sizeString(e.size))
+}
+
+func sizeString(n uint64) string {
+	switch {
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -1,0 +1,135 @@
+package shm
+
+import (
+	"encoding/binary"
+	"runtime"
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
+
+// stripeMutex is a lock word in the shared segment, robust against owners
+// that die holding it. The word is 0 when free, else the owner's start
+// time (high 32 bits) and pid (low 32 bits, below waitersBit), plus
+// waitersBit while someone may sleep on it. The whole word is CASed; the
+// futex is the low 32 bits (pid | waiters). After Drepper, "Futexes Are
+// Tricky", mutex #3, with bounded waits: a sleeping waiter wakes every
+// waitSlice to check whether the owner is still alive, and takes the lock
+// over from a dead one.
+type stripeMutex struct{ word uint64 }
+
+const (
+	waitersBit = 1 << 31 // pids stay below 2^22 (PID_MAX_LIMIT)
+
+	spinTries = 100                  // CAS attempts (each after a Gosched) before sleeping
+	waitSlice = 5 * time.Millisecond // longest futex sleep between checks
+	checkGap  = 5 * time.Millisecond // least time between liveness checks
+)
+
+// testHookLocked, if set, runs right after lock or tryLock succeeds, with
+// the lock held (tests pause or kill the holder there). Set it before any
+// locking starts.
+var testHookLocked func()
+
+// lowHalf is the byte offset of the word's low 32 bits: the futex address.
+var lowHalf = func() uintptr {
+	if binary.NativeEndian.Uint16([]byte{1, 0}) == 1 {
+		return 0
+	}
+	return 4
+}()
+
+func (m *stripeMutex) futexAddr() *uint32 {
+	return (*uint32)(unsafe.Add(unsafe.Pointer(&m.word), lowHalf))
+}
+
+// lock takes the mutex. ownerDied: it was taken over from an owner that
+// died holding it, so whatever it guards may be half changed and the caller
+// must repair it before use. Uncontended it is one CAS: no syscall, no
+// clock read, no allocation.
+func (m *stripeMutex) lock() (ownerDied bool) {
+	if atomic.CompareAndSwapUint64(&m.word, 0, self()) {
+		if testHookLocked != nil {
+			testHookLocked()
+		}
+		return false
+	}
+	ownerDied = m.lockSlow()
+	if testHookLocked != nil {
+		testHookLocked()
+	}
+	return ownerDied
+}
+
+// tryLock takes the mutex if it is free, or if its owner is dead (then
+// ownerDied, as for lock). It never sleeps, but a held mutex costs it a
+// /proc read to check the owner: not for hot loops.
+func (m *stripeMutex) tryLock() (ok, ownerDied bool) {
+	me := self()
+	w := atomic.LoadUint64(&m.word)
+	switch {
+	case w == 0:
+		ok = atomic.CompareAndSwapUint64(&m.word, 0, me)
+	case !ownerAlive(w):
+		// Keep the waiters bit: sleepers must still be woken.
+		ok = atomic.CompareAndSwapUint64(&m.word, w, me|w&waitersBit)
+		ownerDied = ok
+	}
+	if ok && testHookLocked != nil {
+		testHookLocked()
+	}
+	return ok, ownerDied
+}
+
+func (m *stripeMutex) lockSlow() (ownerDied bool) {
+	me := self()
+	for i := 0; i < spinTries; i++ {
+		if atomic.LoadUint64(&m.word) == 0 && atomic.CompareAndSwapUint64(&m.word, 0, me) {
+			return false
+		}
+		runtime.Gosched()
+	}
+	// From here on take the lock with waitersBit set: other sleepers may
+	// exist, so our unlock must wake one (mutex #3's state 2).
+	var lastCheck time.Time
+	for {
+		w := atomic.LoadUint64(&m.word)
+		if w == 0 {
+			if atomic.CompareAndSwapUint64(&m.word, 0, me|waitersBit) {
+				return false
+			}
+			continue
+		}
+		if w&waitersBit == 0 {
+			if !atomic.CompareAndSwapUint64(&m.word, w, w|waitersBit) {
+				continue
+			}
+			w |= waitersBit
+		}
+		futexWait(m.futexAddr(), uint32(w), waitSlice)
+		if atomic.LoadUint64(&m.word) != w {
+			continue // released or changed hands: try again
+		}
+		// Same owner still holds it: timed out, spurious or EINTR. Check
+		// the owner now and then (a clock read is fine off the fast path;
+		// it keeps signal storms from becoming /proc read storms).
+		if now := time.Now(); now.Sub(lastCheck) >= checkGap {
+			lastCheck = now
+			if !ownerAlive(w) && atomic.CompareAndSwapUint64(&m.word, w, me|waitersBit) {
+				return true
+			}
+		}
+	}
+}
+
+// unlock releases the mutex and wakes one sleeper if there may be any. It
+// does not check the caller owns it.
+func (m *stripeMutex) unlock() {
+	if atomic.SwapUint64(&m.word, 0)&waitersBit != 0 {
+		futexWake(m.futexAddr(), 1)
+	}
+}
+
+func ownerAlive(w uint64) bool {
+	return alive(int(uint32(w)&^waitersBit), uint32(w>>32))
+}

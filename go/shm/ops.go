@@ -1,0 +1,413 @@
+package shm
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/ephpm/ephpm-kv/kv"
+)
+
+// The kv.Engine operations. Each is decided under its key's stripe lock,
+// with the semantics of the in-process store (package store): expired
+// records are absent for every operation and are reclaimed when met.
+
+var (
+	_ kv.Engine        = (*Engine)(nil)
+	_ kv.ReleaseWaiter = (*Engine)(nil)
+)
+
+// Get implements kv.Engine.
+func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
+	if err := checkKey(key); err != nil {
+		return 0, false, err
+	}
+	b, h := e.locate(key)
+	si := b & e.stripeMask
+	st := e.lockStripe(si)
+	link, off := e.find(b, h, key, kindUser)
+	if off == 0 {
+		st.misses++
+		e.unlock(st, false)
+		return 0, false, nil
+	}
+	r := e.rec(off)
+	var c clock
+	if !c.live(r.deadline) {
+		e.remove(si, st, link, off)
+		st.expired++
+		st.misses++
+		e.unlock(st, true)
+		return 0, false, nil
+	}
+	n := int(r.plainLen)
+	if n > len(dst) {
+		e.unlock(st, false)
+		return n, true, nil
+	}
+	if err := e.copyValue(off, r, dst[:n]); err != nil {
+		e.unlock(st, false)
+		return 0, false, fmt.Errorf("stored value of %q is corrupt: %w", key, err)
+	}
+	st.hits++
+	e.unlock(st, false)
+	return n, true, nil
+}
+
+// Set implements kv.Engine.
+func (e *Engine) Set(key string, value []byte, ttl time.Duration) error {
+	_, err := e.put(key, value, ttl, false, nil)
+	return err
+}
+
+// SetNX implements kv.Engine.
+func (e *Engine) SetNX(key string, value []byte, ttl time.Duration) (bool, error) {
+	return e.put(key, value, ttl, true, nil)
+}
+
+// SetNXFenced implements kv.Engine: the fence is taken from the segment's
+// counter under the insert's stripe lock.
+func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64, bool, error) {
+	var fence int64
+	ok, err := e.put(key, value, ttl, true, &fence)
+	return fence, ok, err
+}
+
+func (e *Engine) put(key string, value []byte, ttl time.Duration, nx bool, fence *int64) (bool, error) {
+	if err := checkKey(key); err != nil {
+		return false, err
+	}
+	if err := kv.CheckTTL(ttl); err != nil {
+		return false, err
+	}
+	p, err := e.prepare(value)
+	if err != nil {
+		return false, err
+	}
+	ok, err := e.putPrepared(key, &p, ttl, nx, fence)
+	p.release()
+	return ok, err
+}
+
+// putPrepared writes p at key; with nx only while no live record exists.
+// A write that finds no free block reclaims expired records everywhere
+// and tries once more before reporting the store full.
+func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, nx bool, fence *int64) (bool, error) {
+	b, h := e.locate(key)
+	si := b & e.stripeMask
+	need := recHeader + uint64(len(key)) + uint64(len(p.stored))
+	var c clock
+	deadline := c.deadline(int64(ttl))
+	for attempt := 0; ; attempt++ {
+		st := e.lockStripe(si)
+		link, off := e.find(b, h, key, kindUser)
+		live := false
+		if off != 0 {
+			live = c.live(e.rec(off).deadline)
+			if nx && live {
+				e.unlock(st, false)
+				return false, nil
+			}
+		}
+		blk, class := e.alloc(si, st, need)
+		if blk == 0 {
+			if attempt == 0 {
+				e.unlock(st, false)
+				e.reclaimExpired()
+				continue
+			}
+			st.reject++
+			e.unlock(st, false)
+			return false, e.fullError(need)
+		}
+		if fence != nil {
+			*fence = int64(atomic.AddUint64(e.word(hFence), 1))
+		}
+		e.writeRecord(blk, class, kindUser, h, key, p.stored, p.plainLen, p.compressed, deadline)
+		if off != 0 && !live {
+			st.expired++
+		}
+		e.install(si, st, b, link, off, blk)
+		e.unlock(st, off != 0)
+		return true, nil
+	}
+}
+
+// Del implements kv.Engine. An expired record is reclaimed but counts as
+// absent.
+func (e *Engine) Del(key string) (bool, error) {
+	return e.deleteIf(key, deleteAlways, nil)
+}
+
+// DelIfEq implements kv.Engine: compare and delete under one stripe lock.
+func (e *Engine) DelIfEq(key string, token []byte) (bool, error) {
+	return e.deleteIf(key, deleteIfEqual, token)
+}
+
+type deleteCond uint8
+
+const (
+	deleteAlways deleteCond = iota
+	deleteIfEqual
+)
+
+func (e *Engine) deleteIf(key string, cond deleteCond, token []byte) (bool, error) {
+	if err := checkKey(key); err != nil {
+		return false, err
+	}
+	b, h := e.locate(key)
+	si := b & e.stripeMask
+	st := e.lockStripe(si)
+	link, off := e.find(b, h, key, kindUser)
+	if off == 0 {
+		e.unlock(st, false)
+		return false, nil
+	}
+	r := e.rec(off)
+	var c clock
+	if !c.live(r.deadline) {
+		e.remove(si, st, link, off)
+		st.expired++
+		e.unlock(st, true)
+		return false, nil
+	}
+	if cond == deleteIfEqual && !e.equal(off, r, token) {
+		e.unlock(st, false)
+		return false, nil
+	}
+	e.remove(si, st, link, off)
+	e.unlock(st, true)
+	return true, nil
+}
+
+// Exists implements kv.Engine.
+func (e *Engine) Exists(key string) (bool, error) {
+	if err := checkKey(key); err != nil {
+		return false, err
+	}
+	b, h := e.locate(key)
+	st := e.lockStripe(b & e.stripeMask)
+	_, off := e.find(b, h, key, kindUser)
+	var c clock
+	ok := off != 0 && c.live(e.rec(off).deadline)
+	e.unlock(st, false)
+	return ok, nil
+}
+
+// Expire implements kv.Engine.
+func (e *Engine) Expire(key string, ttl time.Duration) (bool, error) {
+	return e.expire(key, nil, false, ttl)
+}
+
+// ExpireIfEq implements kv.Engine: owner-only lease renewal.
+func (e *Engine) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, error) {
+	return e.expire(key, token, true, ttl)
+}
+
+// expire changes a live record's deadline in place: one atomic store, the
+// deadline being outside the checksum.
+func (e *Engine) expire(key string, token []byte, compare bool, ttl time.Duration) (bool, error) {
+	if err := checkKey(key); err != nil {
+		return false, err
+	}
+	if err := kv.CheckTTL(ttl); err != nil {
+		return false, err
+	}
+	b, h := e.locate(key)
+	si := b & e.stripeMask
+	st := e.lockStripe(si)
+	link, off := e.find(b, h, key, kindUser)
+	if off == 0 {
+		e.unlock(st, false)
+		return false, nil
+	}
+	r := e.rec(off)
+	var c clock
+	if !c.live(r.deadline) {
+		e.remove(si, st, link, off)
+		st.expired++
+		e.unlock(st, true)
+		return false, nil
+	}
+	if compare && !e.equal(off, r, token) {
+		e.unlock(st, false)
+		return false, nil
+	}
+	atomic.StoreInt64(&r.deadline, c.deadline(int64(ttl)))
+	e.unlock(st, true)
+	return true, nil
+}
+
+// TTL implements kv.Engine.
+func (e *Engine) TTL(key string) (time.Duration, error) {
+	return e.ttl(key, nil, false)
+}
+
+// TTLIfEq implements kv.Engine.
+func (e *Engine) TTLIfEq(key string, token []byte) (time.Duration, error) {
+	return e.ttl(key, token, true)
+}
+
+func (e *Engine) ttl(key string, token []byte, compare bool) (time.Duration, error) {
+	if err := checkKey(key); err != nil {
+		return 0, err
+	}
+	b, h := e.locate(key)
+	st := e.lockStripe(b & e.stripeMask)
+	defer e.unlock(st, false)
+	_, off := e.find(b, h, key, kindUser)
+	if off == 0 {
+		return kv.TTLMissing, nil
+	}
+	r := e.rec(off)
+	if compare && !e.equal(off, r, token) {
+		return kv.TTLMissing, nil
+	}
+	if r.deadline == 0 {
+		return kv.TTLPersistent, nil
+	}
+	if left := r.deadline - nanotime(); left > 0 {
+		return time.Duration(left), nil
+	}
+	return kv.TTLMissing, nil
+}
+
+// Incr implements kv.Engine. The new value is a new record (the value is
+// under the checksum), published in place of the old one.
+func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
+	if err := checkKey(key); err != nil {
+		return 0, err
+	}
+	if err := kv.CheckTTL(ttl); err != nil {
+		return 0, err
+	}
+	b, h := e.locate(key)
+	si := b & e.stripeMask
+	var c clock
+	var text [24]byte
+	for attempt := 0; ; attempt++ {
+		st := e.lockStripe(si)
+		link, off := e.find(b, h, key, kindUser)
+		n, deadline := by, int64(0)
+		live := false
+		if off != 0 {
+			r := e.rec(off)
+			if live = c.live(r.deadline); live {
+				cur, err := e.counter(off, r)
+				if err != nil {
+					e.unlock(st, false)
+					return 0, err
+				}
+				if (by > 0 && cur > math.MaxInt64-by) || (by < 0 && cur < math.MinInt64-by) {
+					e.unlock(st, false)
+					return 0, fmt.Errorf("%w: %d + %d", kv.ErrOverflow, cur, by)
+				}
+				n, deadline = cur+by, r.deadline
+			}
+		}
+		if !live {
+			deadline = c.deadline(int64(ttl))
+		}
+		digits := strconv.AppendInt(text[:0], n, 10)
+		need := recHeader + uint64(len(key)) + uint64(len(digits))
+		blk, class := e.alloc(si, st, need)
+		if blk == 0 {
+			if attempt == 0 {
+				e.unlock(st, false)
+				e.reclaimExpired()
+				continue
+			}
+			st.reject++
+			e.unlock(st, false)
+			return 0, e.fullError(need)
+		}
+		e.writeRecord(blk, class, kindUser, h, key, digits, len(digits), false, deadline)
+		if off != 0 && !live {
+			st.expired++
+		}
+		e.install(si, st, b, link, off, blk)
+		e.unlock(st, off != 0)
+		return n, nil
+	}
+}
+
+// counter parses a record's value in the canonical decimal form Redis
+// accepts: no sign other than '-', no leading zeros, no spaces.
+func (e *Engine) counter(off uint64, r *record) (int64, error) {
+	if r.flags&flagCompressed != 0 {
+		return 0, kv.ErrNotInteger // counters are never large enough to compress
+	}
+	v := e.recValue(off, r)
+	text := unsafe.String(unsafe.SliceData(v), len(v))
+	n, err := strconv.ParseInt(text, 10, 64)
+	if err != nil {
+		return 0, kv.ErrNotInteger
+	}
+	var canon [24]byte
+	if string(strconv.AppendInt(canon[:0], n, 10)) != text {
+		return 0, kv.ErrNotInteger
+	}
+	return n, nil
+}
+
+// Flush implements kv.Engine. Fence records go too; the fence counter does
+// not, so fences issued after a flush are still larger than before it.
+func (e *Engine) Flush() error {
+	for si := uint64(0); si < e.stripes; si++ {
+		st := e.lockStripe(si)
+		for b := si; b < e.buckets; b += e.stripes {
+			head := e.bucket(b)
+			for off := *head; off != 0; off = *head {
+				if off < e.arenaOff || off >= e.arenaEnd-recHeader {
+					atomic.StoreUint64(head, 0) // corrupt: drop the chain
+					break
+				}
+				e.remove(si, st, head, off)
+			}
+		}
+		e.unlock(st, true)
+	}
+	return nil
+}
+
+// Fence implements kv.Engine. The highest fence of a resource lives in a
+// fence record's deadline word, changed by one atomic store.
+func (e *Engine) Fence(resource string, fence int64) (bool, error) {
+	if err := checkKey(resource); err != nil {
+		return false, err
+	}
+	b, h := e.locate(resource)
+	si := b & e.stripeMask
+	for attempt := 0; ; attempt++ {
+		st := e.lockStripe(si)
+		link, off := e.find(b, h, resource, kindFence)
+		if off != 0 {
+			r := e.rec(off)
+			ok := fence >= r.deadline
+			if ok {
+				atomic.StoreInt64(&r.deadline, fence)
+			}
+			e.unlock(st, false)
+			return ok, nil
+		}
+		need := recHeader + uint64(len(resource))
+		blk, class := e.alloc(si, st, need)
+		if blk == 0 {
+			if attempt == 0 {
+				e.unlock(st, false)
+				e.reclaimExpired()
+				continue
+			}
+			st.reject++
+			e.unlock(st, false)
+			return false, e.fullError(need)
+		}
+		e.writeRecord(blk, class, kindFence, h, resource, nil, 0, false, fence)
+		e.install(si, st, b, link, 0, blk)
+		e.unlock(st, false)
+		return true, nil
+	}
+}

@@ -1,0 +1,96 @@
+package shm
+
+import (
+	"hash/crc32"
+	"unsafe"
+)
+
+// A record is one arena block: a 40-byte header, then the key, then the
+// stored value (S2-compressed when flagCompressed). The checksum covers
+// everything from hash to the end of the value, not next and deadline,
+// which change in place (one atomic store each).
+type record struct {
+	next      uint64 // 0: chain link (offset of the next record; 0 = end), or free list link
+	deadline  int64  // 8: monotonic ns, 0 = none; for a fence record: the highest fence
+	sum       uint32 // 16: crc32c of bytes [20, recHeader+keyLen+storedLen)
+	hash      uint32 // 20
+	kind      uint8  // 24
+	flags     uint8  // 25
+	class     uint8  // 26
+	_         uint8
+	keyLen    uint32 // 28
+	storedLen uint32 // 32
+	plainLen  uint32 // 36
+}
+
+const recHeader = 40
+
+var _ [recHeader - unsafe.Sizeof(record{})]byte
+var _ [unsafe.Sizeof(record{}) - recHeader]byte
+
+// Block kinds. A block on a free list is kindFree; one just taken off a
+// free list (or from the bump pointer, where it reads kindNone) is not.
+const (
+	kindNone    = 0
+	kindFree    = 1
+	kindClaimed = 2 // taken by an allocation, not yet a record
+	kindUser    = 3
+	kindFence   = 4
+)
+
+const flagCompressed = 1
+
+func (e *Engine) rec(off uint64) *record { return (*record)(e.at(off)) }
+
+// recKey is the record's key, aliasing the segment.
+func (e *Engine) recKey(off uint64, r *record) []byte {
+	return unsafe.Slice((*byte)(e.at(off+recHeader)), r.keyLen)
+}
+
+// recValue is the stored value, aliasing the segment.
+func (e *Engine) recValue(off uint64, r *record) []byte {
+	return unsafe.Slice((*byte)(e.at(off+recHeader+uint64(r.keyLen))), r.storedLen)
+}
+
+func (e *Engine) checksum(off uint64, r *record) uint32 {
+	n := 20 + uint64(r.keyLen) + uint64(r.storedLen)
+	return crc32.Checksum(unsafe.Slice((*byte)(e.at(off+20)), n), castagnoli)
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// writeRecord fills a claimed block completely, checksum last. It is not
+// reachable yet: nobody reads it until it is published.
+func (e *Engine) writeRecord(off uint64, class uint64, kind uint8, h uint32, key string, stored []byte, plainLen int, compressed bool, deadline int64) {
+	r := e.rec(off)
+	r.next = 0
+	r.deadline = deadline
+	r.hash = h
+	r.kind = kind
+	r.flags = 0
+	if compressed {
+		r.flags = flagCompressed
+	}
+	r.class = uint8(class)
+	r.keyLen = uint32(len(key))
+	r.storedLen = uint32(len(stored))
+	r.plainLen = uint32(plainLen)
+	dst := unsafe.Slice((*byte)(e.at(off+recHeader)), len(key)+len(stored))
+	copy(dst, key)
+	copy(dst[len(key):], stored)
+	r.sum = e.checksum(off, r)
+}
+
+// hashKey is crc32c: deterministic across processes (never maphash), and
+// one instruction per 8 bytes.
+func hashKey(key string) uint32 {
+	return crc32.Checksum(unsafe.Slice(unsafe.StringData(key), len(key)), castagnoli)
+}
+
+// keyEq compares a record's key with key.
+func (e *Engine) keyEq(off uint64, r *record, key string) bool {
+	if int(r.keyLen) != len(key) {
+		return false
+	}
+	return unsafe.String((*byte)(e.at(off+recHeader)), len(key)) == key
+}

@@ -1,0 +1,30 @@
+package shm
+
+// Size classes grow geometrically (about 1.25x, in multiples of 16 bytes)
+// from 64 bytes. A block keeps its class for ever (slab calcification, as
+// in memcached); an allocation may take a free block of a larger class
+// when its own is empty, so memory freed in one class is not lost to
+// another.
+const maxClasses = 128
+
+var classSizes = func() (s [maxClasses]uint64) {
+	s[0] = 64
+	for i := 1; i < maxClasses; i++ {
+		s[i] = max(s[i-1]+16, alignUp(s[i-1]*5/4, 16))
+	}
+	return
+}()
+
+// classFor is the smallest class holding n bytes (maxClasses-1 for more).
+func classFor(n uint64) int {
+	lo, hi := 0, maxClasses-1
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if classSizes[mid] >= n {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}

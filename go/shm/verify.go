@@ -1,0 +1,95 @@
+package shm
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync/atomic"
+)
+
+// Verify walks the whole segment under every stripe lock (taken in order,
+// so it deadlocks with nobody: no one else blocks on a second stripe) and
+// reports every inconsistency: each block below the bump pointer must be
+// reachable from exactly one chain or on exactly one free list, without
+// overlaps; checksums good; the stripes' counters equal to what their
+// chains hold; journals clear. A stripe whose owner died is repaired first
+// (that is what taking its lock does).
+func (e *Engine) Verify() error {
+	for si := uint64(0); si < e.stripes; si++ {
+		e.lockStripe(si)
+	}
+	defer func() {
+		for si := uint64(0); si < e.stripes; si++ {
+			e.stripe(si).mu.unlock()
+		}
+	}()
+	var problems []error
+	report := func(format string, args ...any) {
+		if len(problems) < 20 {
+			problems = append(problems, fmt.Errorf(format, args...))
+		}
+	}
+	type block struct{ off, size uint64 }
+	var blocks []block
+	bump := atomic.LoadUint64(e.word(hBump))
+	if bump < e.arenaOff || bump > e.arenaEnd {
+		return fmt.Errorf("shm verify: bump pointer %d outside the arena [%d, %d)", bump, e.arenaOff, e.arenaEnd)
+	}
+	limit := (bump-e.arenaOff)/classSizes[0] + 1 // more links than blocks: a cycle
+	for si := uint64(0); si < e.stripes; si++ {
+		st := e.stripe(si)
+		if st.jAlloc != 0 || st.jFree != 0 {
+			report("stripe %d: journal not clear (alloc %#x, free %#x)", si, st.jAlloc, st.jFree)
+		}
+		var cnt stripeCount
+		for b := si; b < e.buckets; b += e.stripes {
+			n := uint64(0)
+			for off := *e.bucket(b); off != 0; off = e.rec(off).next {
+				if p := e.recordProblem(off, b); p != "" {
+					report("bucket %d: record at %d: %s", b, off, p)
+					break
+				}
+				if n++; n > limit {
+					report("bucket %d: chain longer than the arena holds blocks (a cycle)", b)
+					break
+				}
+				r := e.rec(off)
+				cnt.add(r)
+				blocks = append(blocks, block{off, classSizes[r.class]})
+			}
+		}
+		if cnt != (stripeCount{st.keys, st.bytes, st.comp, st.fences}) {
+			report("stripe %d: counters keys %d bytes %d compressed %d fences %d, chains hold %d %d %d %d",
+				si, st.keys, st.bytes, st.comp, st.fences, cnt.keys, cnt.bytes, cnt.comp, cnt.fences)
+		}
+		for c := uint64(0); c < e.classes; c++ {
+			n := uint64(0)
+			for off := *e.freeHead(si, c); off != 0; off = e.rec(off).next {
+				if !e.blockInRange(off, c) || e.rec(off).kind != kindFree || uint64(e.rec(off).class) != c {
+					report("stripe %d free list %d: block at %d is not a free block of that class", si, c, off)
+					break
+				}
+				if n++; n > limit {
+					report("stripe %d free list %d: a cycle", si, c)
+					break
+				}
+				blocks = append(blocks, block{off, classSizes[c]})
+			}
+		}
+	}
+	slices.SortFunc(blocks, func(a, b block) int { return int(int64(a.off) - int64(b.off)) })
+	covered := uint64(0)
+	for i, bl := range blocks {
+		if i > 0 && blocks[i-1].off+blocks[i-1].size > bl.off {
+			report("blocks at %d (%d bytes) and %d overlap or are listed twice", blocks[i-1].off, blocks[i-1].size, bl.off)
+		}
+		covered += bl.size
+	}
+	if covered != bump-e.arenaOff && len(problems) == 0 {
+		report("%d of %d allocated arena bytes are neither in a chain nor on a free list (leaked)", int64(bump-e.arenaOff)-int64(covered), bump-e.arenaOff)
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("shm verify: %w", errors.Join(problems...))
+}

@@ -1,0 +1,52 @@
+package shm
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// WaitRelease implements kv.ReleaseWaiter. It sleeps on the key's stripe's
+// release sequence (a futex word in the segment, bumped by every delete,
+// expiry or change in the stripe) until it moves, the key's TTL runs out
+// or max passes. A change to another key of the stripe wakes it too: a
+// spurious wake-up, which the contract allows.
+func (e *Engine) WaitRelease(key string, max time.Duration) (bool, error) {
+	if err := checkKey(key); err != nil {
+		return false, err
+	}
+	b, h := e.locate(key)
+	st := e.lockStripe(b & e.stripeMask)
+	_, off := e.find(b, h, key, kindUser)
+	now := nanotime()
+	if off == 0 {
+		e.unlock(st, false)
+		return true, nil
+	}
+	d := e.rec(off).deadline
+	if d != 0 && d <= now {
+		e.unlock(st, false)
+		return true, nil
+	}
+	end, byTTL := now+int64(max), false
+	if d != 0 && d < end {
+		end, byTTL = d, true
+	}
+	if max <= 0 {
+		e.unlock(st, false)
+		return false, nil
+	}
+	// The flag is set under the lock, and a releaser reads it under the
+	// lock after bumping seq: either it sees the flag, or we see its bump.
+	seq := st.seq
+	st.waiters = 1
+	e.unlock(st, false)
+	for {
+		futexWait(&st.seq, seq, time.Duration(end-nanotime()))
+		if atomic.LoadUint32(&st.seq) != seq {
+			return true, nil
+		}
+		if nanotime() >= end {
+			return byTTL, nil
+		}
+	}
+}

@@ -1,0 +1,39 @@
+--TEST--
+A named segment (ephpm.shm_name) is shared by unrelated PHP processes: a lock taken by one holds for the other, and their increments add up
+--SKIPIF--
+<?php require __DIR__ . '/skipif.inc'; ?>
+--FILE--
+<?php
+require __DIR__ . '/shm.inc';
+$name = ephpm_test_shm_name();
+echo ephpm_shm_child($name, '8M', 'var_dump(ephpm_kv_setnx("cron", "first", 60), ephpm_kv_stats()["engine"]);'), "\n";
+echo ephpm_shm_child($name, '8M', 'var_dump(ephpm_kv_setnx("cron", "second", 60), ephpm_kv_get("cron"),
+    ephpm_kv_del_if_eq("cron", "second"), ephpm_kv_del_if_eq("cron", "first"));'), "\n";
+// Two processes at once, each taking a lock per increment of a plain value.
+$code = 'for ($i = 0; $i < 300; $i++) { $l = Ephpm\Lock::acquire("n-lock", 10, 30);
+    ephpm_kv_set("n", (string) ((int) ephpm_kv_get("n") + 1)); $l->release(); } echo "done";';
+$cmd = fn () => [PHP_BINARY, '-n', '-d', 'extension=' . realpath(__DIR__ . '/../build/ephpm.so'),
+    '-d', 'ephpm.library=' . ini_get('ephpm.library'), '-d', 'ephpm.server=',
+    '-d', "ephpm.shm_name=$name", '-d', 'ephpm.shm_size=8M', '-r', $code];
+$env = getenv();
+unset($env['USE_ZEND_ALLOC']);
+$procs = [];
+for ($p = 0; $p < 2; $p++) {
+    $procs[] = proc_open($cmd(), [1 => ['pipe', 'w'], 2 => ['redirect', 1]], $pipes[$p], null, $env);
+}
+foreach ($procs as $p => $proc) {
+    echo stream_get_contents($pipes[$p][1]), "\n";
+    proc_close($proc);
+}
+echo ephpm_shm_child($name, '8M', 'var_dump(ephpm_kv_get("n"));'), "\n";
+?>
+--EXPECT--
+bool(true)
+string(3) "shm"
+bool(false)
+string(5) "first"
+bool(false)
+bool(true)
+done
+done
+string(3) "600"
