@@ -24,13 +24,14 @@ $ext = "$root/build/ephpm.so";
 $floorLib = "$root/build/out/floor/libephpm_kv.so";
 $yacSo = "$root/build/out/yac/yac.so";
 
-// label => [loop contender, ini settings, expected to share across processes]
+// label => [loop contender, ini settings, expected to share across
+// processes, the engine ephpm_kv_stats() must report]
 $contenders = [
-    'shared engine' => ['ephpm', ['extension' => $ext], true],
-    'Go map' => ['ephpm', ['extension' => $ext, 'ephpm.shm_size' => '0'], false],
-    'floor' => ['floor', ['extension' => $ext, 'ephpm.library' => $floorLib], null],
-    'APCu' => ['apcu', ['extension' => 'apcu', 'apc.enable_cli' => '1'], true],
-    'Yac' => ['yac', ['extension' => $yacSo, 'yac.enable_cli' => '1'], true],
+    'shared engine' => ['ephpm', ['extension' => $ext], true, 'shm'],
+    'Go map' => ['ephpm', ['extension' => $ext, 'ephpm.shm_size' => '0'], false, 'map'],
+    'floor' => ['floor', ['extension' => $ext, 'ephpm.library' => $floorLib], null, ''],
+    'APCu' => ['apcu', ['extension' => 'apcu', 'apc.enable_cli' => '1'], true, ''],
+    'Yac' => ['yac', ['extension' => $yacSo, 'yac.enable_cli' => '1'], true, ''],
 ];
 $calls = [
     'ephpm' => 'ephpm_kv_setnx(k, t, 30) + ephpm_kv_del_if_eq(k, t)',
@@ -51,12 +52,12 @@ if (!is_file($yacSo)) {
 function run(string $label, string $mode, string $amount): array
 {
     global $contenders;
-    [$loop, $ini] = $contenders[$label];
+    [$loop, $ini, , $engine] = $contenders[$label];
     $cmd = [PHP_BINARY, '-n'];
     foreach ($ini as $k => $v) {
         array_push($cmd, '-d', "$k=$v");
     }
-    array_push($cmd, __DIR__ . '/lock_pair_loop.php', $loop, $mode, $amount);
+    array_push($cmd, __DIR__ . '/lock_pair_loop.php', $loop, $mode, $amount, $engine);
     $p = proc_open($cmd, [1 => ['pipe', 'w']], $pipes);
     $out = stream_get_contents($pipes[1]);
     fclose($pipes[1]);
