@@ -42,7 +42,7 @@ test: all test-stubs test-go test-hostile test-abi test-php test-fpm test-intero
 
 test-go:
 	cd go && test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt needed"; exit 1; }
-	cd go && go vet ./... && go test -race -count=1 ./...
+	cd go && go vet ./... && go vet -tags benchfloor ./capi && go test -race -count=1 ./...
 
 # Hostile clients against the built server binary, its RSS read from /proc.
 test-hostile: all

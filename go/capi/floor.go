@@ -10,7 +10,7 @@ package main
 // store's own share.
 
 /*
-#cgo CFLAGS: -DEPHPM_KV_BENCH_FLOOR
+#cgo CFLAGS: -DEPHPM_KV_BENCH_FLOOR -Werror=implicit-function-declaration -Werror=incompatible-pointer-types
 #include "ephpm_kv_ops.h"
 */
 import "C"
