@@ -210,7 +210,7 @@ static const char *ephpm_store_description(void)
 	case EPHPM_ENGINE_NONE:
 		break;
 	}
-	return "none: the shared memory segment could not be mapped";
+	return "none: the shared memory segment cannot be used (see below)";
 }
 
 static void info_row_long(const char *name, int64_t value)
@@ -227,15 +227,16 @@ static PHP_MINFO_FUNCTION(ephpm)
 	php_info_print_table_row(2, "Version", PHP_EPHPM_VERSION);
 	info_row_long("Ops table ABI", EPHPM_KV_ABI_VERSION);
 	php_info_print_table_row(2, "Store", ephpm_store_description());
-	if (ephpm_shm_base()) {
+	if (ephpm_library_engine() == EPHPM_ENGINE_SHM) {
 		char segment[300];
 		const char *name = EPHPM_G(shm_name);
 		snprintf(segment, sizeof segment, "%zu bytes, %s%s", ephpm_shm_size(),
 			name && *name ? "named " : "anonymous (shared with the processes forked from this one)",
 			name && *name ? name : "");
 		php_info_print_table_row(2, "Shared segment", segment);
-	} else if (ephpm_shm_error()) {
-		php_info_print_table_row(2, "Shared segment", ephpm_shm_error());
+	} else if (ephpm_library_engine() == EPHPM_ENGINE_NONE) {
+		php_info_print_table_row(2, "Shared segment",
+			ephpm_shm_error((size_t)EPHPM_G(shm_size), EPHPM_G(shm_name)));
 	}
 	php_info_print_table_row(2, "Library", ephpm_library_path());
 	php_info_print_table_row(2, "Library state", ephpm_library_state());

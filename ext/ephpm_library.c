@@ -84,7 +84,7 @@ ephpm_engine ephpm_library_engine(void)
 	if (EPHPM_G(shm_size) == 0) {
 		return EPHPM_ENGINE_MAP;
 	}
-	return ephpm_shm_base() ? EPHPM_ENGINE_SHM : EPHPM_ENGINE_NONE;
+	return ephpm_shm_error((size_t)EPHPM_G(shm_size), EPHPM_G(shm_name)) ? EPHPM_ENGINE_NONE : EPHPM_ENGINE_SHM;
 }
 
 const char *ephpm_engine_name(ephpm_engine engine)
@@ -144,8 +144,8 @@ static bool load_locked(const char *path, char *msg, size_t size, bool *retry, i
 	ephpm_engine engine = ephpm_library_engine();
 	if (engine == EPHPM_ENGINE_NONE) {
 		*code = EPHPM_KV_E_CONFIG;
-		snprintf(msg, size, "ephpm-kv: the shared memory segment (ephpm.shm_size, ephpm.shm_name) could not be "
-			"mapped at startup: %s", ephpm_shm_error() ? ephpm_shm_error() : "unknown error");
+		snprintf(msg, size, "ephpm-kv: the shared memory segment (ephpm.shm_size, ephpm.shm_name) cannot be used: %s",
+			ephpm_shm_error((size_t)EPHPM_G(shm_size), EPHPM_G(shm_name)));
 		return false;
 	}
 	void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
@@ -236,13 +236,16 @@ const ephpm_kv_ops *ephpm_library_load(void)
 
 void ephpm_throw_store_error(const ephpm_kv_error *err)
 {
-	/* In server mode the server's flags set the limits, not this php.ini. */
-	bool server = EPHPM_SERVER_MODE();
+	/* In server mode the server's flags set the limits, not this php.ini;
+	 * the shared segment's size is its limit. */
+	ephpm_engine engine = ephpm_library_engine();
+	bool server = engine == EPHPM_ENGINE_SERVER;
 	const char *hint = "";
 	switch (err->code) {
 	case EPHPM_KV_E_FULL:
-		hint = server
-			? "; raise the ephpm-kv server's --memory-limit, give entries a TTL, or delete what is no longer needed"
+		hint = server ? "; raise the ephpm-kv server's --memory-limit, give entries a TTL, or delete what is no longer needed"
+			: engine == EPHPM_ENGINE_SHM ? "; raise ephpm.shm_size (every process that shares the segment must "
+				"restart with the new size), give entries a TTL, or delete what is no longer needed"
 			: "; raise ephpm.memory_limit, give entries a TTL, or delete what is no longer needed";
 		break;
 	case EPHPM_KV_E_VALUE_TOO_LARGE:

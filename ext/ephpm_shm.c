@@ -16,6 +16,8 @@
  * the same mapping. */
 static void *shm_base;
 static size_t shm_size;
+static char shm_name[256]; /* "" for an anonymous segment */
+static bool shm_tried;     /* ephpm_shm_map was called */
 static char shm_error[512];
 
 bool ephpm_shm_name_valid(const char *name, size_t len)
@@ -72,6 +74,8 @@ static int open_named(const char *name, size_t size)
 void ephpm_shm_map(size_t size, const char *name)
 {
 	int fd = -1, flags = MAP_SHARED | MAP_ANONYMOUS;
+	shm_tried = true;
+	snprintf(shm_name, sizeof shm_name, "%s", name ? name : "");
 	if (name && *name) {
 		if ((fd = open_named(name, size)) < 0) {
 			return;
@@ -111,7 +115,18 @@ size_t ephpm_shm_size(void)
 	return shm_size;
 }
 
-const char *ephpm_shm_error(void)
+const char *ephpm_shm_error(size_t size, const char *name)
 {
-	return shm_error[0] ? shm_error : NULL;
+	if (shm_error[0]) {
+		return shm_error;
+	}
+	/* Settings changed after startup, e.g. per php-fpm pool: the segment
+	 * the master mapped (or did not) is what every worker has. */
+	if (!shm_tried || shm_size != size || strcmp(shm_name, name ? name : "") != 0) {
+		snprintf(shm_error, sizeof shm_error, "ephpm.shm_size and ephpm.shm_name were %zu and \"%s\" at startup, "
+			"when the segment is mapped, and are %zu and \"%s\" now: set them in php.ini, not per php-fpm pool "
+			"or directory", shm_tried ? shm_size : 0, shm_name, size, name ? name : "");
+		return shm_error;
+	}
+	return NULL;
 }

@@ -30,7 +30,9 @@ void ephpm_shm_unmap(void);
 void *ephpm_shm_base(void);
 size_t ephpm_shm_size(void);
 
-/* Why mapping failed at startup, or NULL. */
-const char *ephpm_shm_error(void);
+/* Why the segment cannot serve ephpm.shm_size = size and ephpm.shm_name =
+ * name (mapping failed at startup, or it was mapped for other settings), or
+ * NULL when it can. */
+const char *ephpm_shm_error(size_t size, const char *name);
 
 #endif

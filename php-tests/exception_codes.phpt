@@ -6,6 +6,8 @@ Ephpm\KvException's constants name the codes the store actually throws
 ephpm.max_value_size=1K
 ephpm.memory_limit=8K
 ephpm.compress_min=0
+; ephpm.memory_limit is the in-process map's limit
+ephpm.shm_size=0
 --FILE--
 <?php
 require __DIR__ . '/server.inc';

@@ -1,8 +1,11 @@
 --TEST--
-Forking before first use (the php-fpm model): each process starts its own store
+Forking before first use (the php-fpm model) with ephpm.shm_size=0: each process starts its own in-process map
 --SKIPIF--
 <?php require __DIR__ . '/skipif.inc';
 if (!function_exists('pcntl_fork')) die('skip pcntl not available'); ?>
+--INI--
+ephpm.server=
+ephpm.shm_size=0
 --FILE--
 <?php
 $pid = pcntl_fork();
@@ -12,7 +15,7 @@ if ($pid === 0) {
     exit(0);
 }
 pcntl_waitpid($pid, $status);
-var_dump(ephpm_kv_get('who')); // stores are per process today
+var_dump(ephpm_kv_get('who')); // maps are per process (shm_fork_shares_lock.phpt: the segment is not)
 ephpm_kv_set('who', 'parent');
 echo 'parent sees: ', ephpm_kv_get('who'), "\n";
 ?>

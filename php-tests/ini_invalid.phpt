@@ -4,6 +4,8 @@ Invalid byte sizes in ini settings are refused at startup with a warning
 <?php require __DIR__ . '/skipif.inc'; ?>
 --INI--
 ephpm.memory_limit=-5
+; ephpm.memory_limit is the in-process map's limit
+ephpm.shm_size=0
 --FILE--
 <?php
 var_dump(ini_get('ephpm.memory_limit'));

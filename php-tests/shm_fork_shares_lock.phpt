@@ -8,8 +8,9 @@ ephpm.server=
 ephpm.shm_size=16M
 --FILE--
 <?php
-// Nothing touches the store before the forks: each child starts Go itself.
-const CHILDREN = 4, ROUNDS = 150;
+// Every child is forked before this process first uses the store (a Go
+// runtime does not survive fork()): each child starts Go itself.
+const CHILDREN = 4, ROUNDS = 150, WAKE_ROUNDS = 3;
 $pids = [];
 for ($c = 0; $c < CHILDREN; $c++) {
     if (($pid = pcntl_fork()) === 0) {
@@ -23,30 +24,41 @@ for ($c = 0; $c < CHILDREN; $c++) {
     }
     $pids[] = $pid;
 }
-foreach ($pids as $pid) {
-    pcntl_waitpid($pid, $status);
-}
-var_dump(ephpm_kv_get('counter') === (string) (CHILDREN * ROUNDS), ephpm_kv_stats()['engine']);
-
-// Wake on release: the parent waits for a lock a child holds for 0.3 s.
-// Polling with backoff (10 ms doubling to 100 ms) would try again about
-// 50 ms after the release; a waiter woken by the release is there at once.
-for ($round = 0; $round < 3; $round++) {
+// Holders for the wake-up rounds below: each waits for its turn, holds a
+// lock for 0.3 s, notes when it lets go, and releases.
+for ($r = 0; $r < WAKE_ROUNDS; $r++) {
     if (($pid = pcntl_fork()) === 0) {
+        for ($t = 0; $t < 30000 && !ephpm_kv_exists("go:$r"); $t++) {
+            usleep(1000);
+        }
         $lock = Ephpm\Lock::acquire('held', 10, 5);
-        ephpm_kv_set('holding', '1');
+        ephpm_kv_set("holding:$r", '1');
         usleep(300000);
         ephpm_kv_set('released_at', (string) hrtime(true));
         $lock->release();
         exit(0);
     }
-    while (!ephpm_kv_exists('holding')) {
+    $holders[] = $pid;
+}
+foreach ($pids as $pid) {
+    pcntl_waitpid($pid, $status);
+}
+var_dump(ephpm_kv_get('counter') === (string) (CHILDREN * ROUNDS), ephpm_kv_stats()['engine']);
+
+// Wake on release: this process waits for the lock a holder keeps 0.3 s.
+// Polling with backoff (10 ms doubling to 100 ms) would try again about
+// 50 ms after the release; a waiter woken by the release is there at once.
+$late = [];
+for ($r = 0; $r < WAKE_ROUNDS; $r++) {
+    ephpm_kv_set("go:$r", '1');
+    for ($t = 0; $t < 30000 && !ephpm_kv_exists("holding:$r"); $t++) {
         usleep(1000);
     }
     $lock = Ephpm\Lock::acquire('held', 10, 5);
     $late[] = (hrtime(true) - (int) ephpm_kv_get('released_at')) / 1e6;
-    $lock->release();
-    ephpm_kv_del('holding');
+    $lock?->release();
+}
+foreach ($holders as $pid) {
     pcntl_waitpid($pid, $status);
 }
 sort($late);

@@ -27,8 +27,8 @@ int(4194304)
 string(3) "600"
 started
 bool(true)
-ephpm-kv: the shared memory segment (ephpm.shm_size, ephpm.shm_name) could not be mapped at startup: the shared memory segment /ephpm-phpt-%s is 4194304 bytes, but ephpm.shm_size is 8388608: give every process that shares it the same ephpm.shm_size, or remove the segment (/dev/shm/ephpm-phpt-%s) while no process uses it
+ephpm-kv: the shared memory segment (ephpm.shm_size, ephpm.shm_name) cannot be used: the shared memory segment /ephpm-phpt-%s is 4194304 bytes, but ephpm.shm_size is 8388608: give every process that shares it the same ephpm.shm_size, or remove the segment (/dev/shm/ephpm-phpt-%s) while no process uses it
 bool(true)
-ephpm-kv: the shared memory segment (ephpm.shm_size, ephpm.shm_name) could not be mapped at startup: the shared memory segment /ephpm-phpt-%s is 4194304 bytes, but ephpm.shm_size is 8388608: give every process that shares it the same ephpm.shm_size, or remove the segment (/dev/shm/ephpm-phpt-%s) while no process uses it
+ephpm-kv: the shared memory segment (ephpm.shm_size, ephpm.shm_name) cannot be used: the shared memory segment /ephpm-phpt-%s is 4194304 bytes, but ephpm.shm_size is 8388608: give every process that shares it the same ephpm.shm_size, or remove the segment (/dev/shm/ephpm-phpt-%s) while no process uses it
 int(4194304)
 string(1) "v"

@@ -24,4 +24,4 @@ var_dump(getenv('GOMAXPROCS'));
 ?>
 --EXPECT--
 few threads
-string(0) ""
+bool(false)

@@ -5,6 +5,8 @@ A full store throws Ephpm\KvException (never false from setnx), evicts nothing, 
 --INI--
 ephpm.memory_limit=64K
 ephpm.compress_min=0
+; ephpm.memory_limit is the in-process map's limit
+ephpm.shm_size=0
 --FILE--
 <?php
 ephpm_kv_set('lock', 'holder-token', 60);

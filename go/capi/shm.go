@@ -24,10 +24,5 @@ func attachShm(base unsafe.Pointer, size uint64, cfg shm.Config) (kv.Engine, err
 	if err != nil {
 		return nil, configError{fmt.Errorf("shared segment of %d bytes: %w", size, err)}
 	}
-	// TODO(shm-core): a plain return once *shm.Engine implements kv.Engine.
-	eng, ok := any(e).(kv.Engine)
-	if !ok {
-		return nil, configError{fmt.Errorf("shared segment: the shared engine is not built yet")}
-	}
-	return eng, nil
+	return e, nil
 }

@@ -1,14 +1,51 @@
 package shm
 
-import "sync/atomic"
+import (
+	"runtime"
+	"sync/atomic"
+)
 
 // Allocation runs under the stripe lock of the record being written. It
 // tries, in order: the stripe's own free list of the exact class, the
-// global bump pointer, other stripes' free lists of the exact class (by
-// tryLock only: never block on a second stripe while holding one), then
-// larger classes, own stripe first. The block it returns is claimed and
-// journaled in the stripe's jAlloc, so a process dying before the block is
-// published lets repair free it.
+// global bump pointer, a block moved over from another stripe's list of
+// the exact class (by tryLock only: never block on a second stripe while
+// holding one), then larger classes, own stripe first.
+//
+// Every step is journaled before it is taken, and each journal entry can
+// be settled by repair from the segment alone, so a process killed at any
+// instruction leaks nothing:
+//   - own-list pop: jAlloc names the block, then the head moves, then the
+//     block is claimed. Repair: the block is ours when it is claimed by
+//     us, or a record of our stripe not in our chains, or free but no
+//     longer on our list.
+//   - bump: jAlloc names the block, then a CAS on the block's claim word
+//     (zero beyond the bump pointer: nothing was ever there) makes it ours,
+//     then the bump pointer advances (anyone who finds a claimed block at
+//     the bump pointer advances it past: a claimer that died is helped).
+//   - steal: the source stripe's jOut names the block and where it goes,
+//     then it moves from the source's list to ours. Repair of the source
+//     looks for it on both lists.
+
+// Journal words: block offset | class << 40 | flags.
+const (
+	offsetBits = 40 // arenas up to 1 TiB
+	classMask  = 1<<7 - 1
+	jBump      = 1 << 62 // jAlloc: the block came from the bump pointer
+	dstShift   = 47      // jOut: destination stripe (12 bits)
+)
+
+func journal(off, c uint64) uint64 { return off | c<<offsetBits }
+
+func splitJournal(j uint64) (off, class uint64) {
+	return j & (1<<offsetBits - 1), j >> offsetBits & classMask
+}
+
+// claimWord is a claimed block's word at offset 24 (kind, flags, class,
+// pad, keyLen): kindClaimed, its class, and the claiming stripe + 1 in
+// the keyLen slot. Never zero.
+func claimWord(si, c uint64) uint64 { return kindClaimed | c<<16 | (si+1)<<32 }
+
+func (e *Engine) claimSlot(off uint64) *uint64 { return e.word(off + 24) }
 
 // alloc returns a claimed block of at least n bytes and its class, or 0
 // when none is free.
@@ -17,48 +54,49 @@ func (e *Engine) alloc(si uint64, st *stripe, n uint64) (off, class uint64) {
 	if c >= e.classes || classSizes[c] < n {
 		return 0, 0
 	}
-	if off = e.pop(si, st, si, c); off != 0 {
+	if off = e.pop(si, st, c); off != 0 {
 		return off, c
 	}
-	if off = e.bump(st, c); off != 0 {
+	if off = e.bump(si, st, c); off != 0 {
 		return off, c
 	}
-	if off, class = e.steal(si, st, c, c+1); off != 0 {
-		return off, class
+	if e.steal(si, c, c+1) {
+		return e.pop(si, st, c), c
 	}
 	for k := c + 1; k < e.classes; k++ {
-		if off = e.pop(si, st, si, k); off != 0 {
+		if off = e.pop(si, st, k); off != 0 {
 			return off, k
 		}
 	}
-	return e.steal(si, st, c+1, e.classes)
+	for k := c + 1; k < e.classes; k++ {
+		if e.steal(si, k, k+1) {
+			return e.pop(si, st, k), k
+		}
+	}
+	return 0, 0
 }
 
-// pop takes the head of stripe src's free list of class c for stripe si
-// (both locked). The unlink comes before the claim mark, so a claimed
-// block is never on a list; a death between the two leaks the block (the
-// only window, two stores wide).
-func (e *Engine) pop(si uint64, st *stripe, src, c uint64) uint64 {
-	head := e.freeHead(src, c)
+// pop takes the head of stripe si's free list of class c.
+func (e *Engine) pop(si uint64, st *stripe, c uint64) uint64 {
+	head := e.freeHead(si, c)
 	off := atomic.LoadUint64(head)
 	if off == 0 {
 		return 0
 	}
-	if !e.blockInRange(off, c) || e.rec(off).kind != kindFree || uint64(e.rec(off).class) != c {
+	if !e.isFree(off, c) {
 		// A corrupt list: drop it rather than hand out a live block.
 		atomic.StoreUint64(head, 0)
 		return 0
 	}
-	r := e.rec(off)
-	st.jAlloc = off | c<<offsetBits
-	atomic.StoreUint64(head, r.next)
-	r.kind = kindClaimed
+	st.jAlloc = journal(off, c)
+	atomic.StoreUint64(head, e.rec(off).next)
+	crashPoint(crashPopped)
+	atomic.StoreUint64(e.claimSlot(off), claimWord(si, c))
 	return off
 }
 
-// bump carves a new block of class c from the arena's untouched end. A
-// death between the CAS and the journal write leaks the block.
-func (e *Engine) bump(st *stripe, c uint64) uint64 {
+// bump carves a new block of class c from the arena's untouched end.
+func (e *Engine) bump(si uint64, st *stripe, c uint64) uint64 {
 	bp := e.word(hBump)
 	size := classSizes[c]
 	for {
@@ -66,21 +104,29 @@ func (e *Engine) bump(st *stripe, c uint64) uint64 {
 		if cur+size > e.arenaEnd || cur < e.arenaOff {
 			return 0
 		}
-		if atomic.CompareAndSwapUint64(bp, cur, cur+size) {
-			st.jAlloc = cur | c<<offsetBits
-			r := e.rec(cur)
-			r.class = uint8(c)
-			r.kind = kindClaimed
+		if w := atomic.LoadUint64(e.claimSlot(cur)); w != 0 {
+			// Claimed, the bump pointer not yet past it: help.
+			if w>>16&classMask >= e.classes {
+				return 0 // corrupt
+			}
+			atomic.CompareAndSwapUint64(bp, cur, cur+classSizes[w>>16&classMask])
+			runtime.Gosched()
+			continue
+		}
+		st.jAlloc = journal(cur, c) | jBump
+		if atomic.CompareAndSwapUint64(e.claimSlot(cur), 0, claimWord(si, c)) {
+			crashPoint(crashClaimed)
+			atomic.CompareAndSwapUint64(bp, cur, cur+size)
 			return cur
 		}
 	}
 }
 
-// steal pops a block of a class in [from, to) from another stripe it can
-// lock without waiting. A free list head is peeked first so that held
-// stripes with nothing to give cost no tryLock (which reads /proc when the
-// stripe is held).
-func (e *Engine) steal(si uint64, st *stripe, from, to uint64) (uint64, uint64) {
+// steal moves the head of another stripe's free list of a class in
+// [from, to) to stripe si's list of that class. Free list heads are peeked
+// first so that held stripes with nothing to give cost no tryLock (which
+// reads /proc when the stripe is held).
+func (e *Engine) steal(si, from, to uint64) bool {
 	for i := uint64(1); i < e.stripes; i++ {
 		src := (si + i) & e.stripeMask
 		for c := from; c < to; c++ {
@@ -93,16 +139,27 @@ func (e *Engine) steal(si uint64, st *stripe, from, to uint64) (uint64, uint64) 
 				break
 			}
 			if died {
-				e.repair(src)
+				e.repair(src, si)
 			}
-			off := e.pop(si, st, src, c)
+			head := e.freeHead(src, c)
+			off := atomic.LoadUint64(head)
+			moved := off != 0 && e.isFree(off, c)
+			if moved {
+				other.jOut = journal(off, c) | si<<dstShift
+				atomic.StoreUint64(head, e.rec(off).next)
+				crashPoint(crashStealUnlinked)
+				mine := e.freeHead(si, c)
+				e.rec(off).next = atomic.LoadUint64(mine)
+				atomic.StoreUint64(mine, off)
+				other.jOut = 0
+			}
 			other.mu.unlock()
-			if off != 0 {
-				return off, c
+			if moved {
+				return true
 			}
 		}
 	}
-	return 0, 0
+	return false
 }
 
 // pushFree marks the block free and pushes it on stripe si's list of its
@@ -111,13 +168,35 @@ func (e *Engine) pushFree(si, off uint64) {
 	r := e.rec(off)
 	c := uint64(r.class)
 	r.kind = kindFree
+	crashPoint(crashMarkedFree)
 	head := e.freeHead(si, c)
 	r.next = atomic.LoadUint64(head)
 	atomic.StoreUint64(head, off)
+	crashPoint(crashPushed)
 }
 
 // blockInRange: off is an arena block of class c below the bump pointer.
 func (e *Engine) blockInRange(off, c uint64) bool {
 	return off >= e.arenaOff && off%16 == 0 && c < e.classes &&
 		off+classSizes[c] <= atomic.LoadUint64(e.word(hBump))
+}
+
+// isFree: off is a free block of class c.
+func (e *Engine) isFree(off, c uint64) bool {
+	return e.blockInRange(off, c) && e.rec(off).kind == kindFree && uint64(e.rec(off).class) == c
+}
+
+// onList reports whether off is on stripe si's free list of class c.
+func (e *Engine) onList(si, c, off uint64) bool {
+	limit := (atomic.LoadUint64(e.word(hBump))-e.arenaOff)/classSizes[0] + 1
+	for x := atomic.LoadUint64(e.freeHead(si, c)); x != 0 && limit > 0; x = e.rec(x).next {
+		if x == off {
+			return true
+		}
+		if !e.isFree(x, c) {
+			return false
+		}
+		limit--
+	}
+	return false
 }

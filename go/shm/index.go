@@ -32,7 +32,7 @@ func checkKey(key string) error {
 func (e *Engine) lockStripe(si uint64) *stripe {
 	st := e.stripe(si)
 	if st.mu.lock() {
-		e.repair(si)
+		e.repair(si, noStripe)
 	}
 	return st
 }
@@ -77,8 +77,9 @@ func (e *Engine) find(b uint64, h uint32, key string, kind uint8) (link *uint64,
 // block, journaled so repair can finish a free a death interrupted.
 func (e *Engine) remove(si uint64, st *stripe, link *uint64, off uint64) {
 	r := e.rec(off)
-	st.jFree = off | uint64(r.class)<<offsetBits
+	st.jFree = journal(off, uint64(r.class))
 	atomic.StoreUint64(link, r.next)
+	crashPoint(crashUnlinked)
 	e.unaccount(st, r)
 	e.pushFree(si, off)
 	st.jFree = 0
@@ -90,17 +91,20 @@ func (e *Engine) remove(si uint64, st *stripe, link *uint64, off uint64) {
 // after. Both blocks are journaled until the end.
 func (e *Engine) install(si uint64, st *stripe, b uint64, link *uint64, off, blk uint64) {
 	nr := e.rec(blk)
+	crashPoint(crashWritten)
 	if off != 0 {
 		old := e.rec(off)
-		st.jFree = off | uint64(old.class)<<offsetBits
+		st.jFree = journal(off, uint64(old.class))
 		nr.next = old.next
 		atomic.StoreUint64(link, blk)
+		crashPoint(crashPublished)
 		e.unaccount(st, old)
 		e.pushFree(si, off)
 	} else {
 		head := e.bucket(b)
 		nr.next = *head
 		atomic.StoreUint64(head, blk)
+		crashPoint(crashPublished)
 	}
 	e.account(st, nr)
 	st.jAlloc, st.jFree = 0, 0

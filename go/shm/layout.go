@@ -25,7 +25,8 @@ const (
 	bytesPerStripe = 256 << 10
 	bytesPerBucket = 512
 	arenaAlign     = 64
-	offsetBits     = 48 // journal words: block offset | class << offsetBits
+	// MaxSize is the largest segment: journal words hold 40-bit offsets.
+	MaxSize = 1 << offsetBits
 )
 
 // Header words.
@@ -40,6 +41,7 @@ const (
 	hInit    = 64  // initZero, initFormatting (| owner word << 8 ... see format), initReady
 	hBump    = 128 // next free arena byte; own cache line, every process allocates there
 	hFence   = 192 // last fence issued; own cache line
+	hRepairs = 256 // stripes repaired after their owner died (diagnostics)
 )
 
 const (
@@ -132,6 +134,7 @@ type stripe struct {
 	misses  int64       // 72
 	expired int64       // 80
 	reject  int64       // 88
+	jOut    uint64      // 96: journal: block being moved to another stripe's list (see steal)
 }
 
 var _ [stripeBytes - unsafe.Sizeof(stripe{})]byte // the struct fits its slot
@@ -140,8 +143,8 @@ var _ [stripeBytes - unsafe.Sizeof(stripe{})]byte // the struct fits its slot
 // the store it holds. mem must stay mapped while the Engine is used.
 func Attach(mem []byte, cfg Config) (*Engine, error) {
 	size := uint64(len(mem))
-	if size < MinSize {
-		return nil, fmt.Errorf("%w: %d bytes is below the minimum of %d", ErrIncompatible, size, MinSize)
+	if size < MinSize || size > MaxSize {
+		return nil, fmt.Errorf("%w: %d bytes is outside %d..%d", ErrIncompatible, size, MinSize, uint64(MaxSize))
 	}
 	base := unsafe.Pointer(unsafe.SliceData(mem))
 	if uintptr(base)%arenaAlign != 0 {

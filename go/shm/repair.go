@@ -3,20 +3,30 @@ package shm
 import (
 	"math"
 	"sync/atomic"
+	"time"
+)
+
+// The caller of repair holds no other stripe, or all of them.
+const (
+	noStripe   = math.MaxUint64
+	allStripes = math.MaxUint64 - 1
 )
 
 // repair makes stripe si consistent after its lock was taken over from a
 // process that died holding it (a mutation may have stopped at any
-// instruction). Every mutation publishes with one atomic store and
-// journals the blocks it allocates and frees, so repair:
+// instruction). held is another stripe the caller holds, or noStripe.
+// Every mutation publishes with one atomic store and journals the blocks
+// it allocates, frees and gives away (see alloc.go), so repair:
 //   - walks the stripe's chains, cutting a chain at a record that is out of
-//     range or fails its checksum (cannot happen from a death alone: a
+//     range or fails its checksum (a death alone cannot cause that: a
 //     record is complete before it is published);
-//   - frees the journaled new block if it was never published, and the
-//     journaled old block if it was unlinked but not yet freed;
+//   - settles the journal: a block allocated but never published goes back
+//     to the free list, a block unlinked but not yet freed is freed, a
+//     block being moved to another stripe ends on exactly one list;
 //   - drops a free list whose head is not a free block;
 //   - rebuilds the stripe's counters from its chains.
-func (e *Engine) repair(si uint64) {
+func (e *Engine) repair(si, held uint64) {
+	atomic.AddUint64(e.word(hRepairs), 1)
 	st := e.stripe(si)
 	aOff, aClass := splitJournal(st.jAlloc)
 	fOff, fClass := splitJournal(st.jFree)
@@ -38,25 +48,25 @@ func (e *Engine) repair(si uint64) {
 	}
 	for c := uint64(0); c < e.classes; c++ {
 		head := e.freeHead(si, c)
-		if off := *head; off != 0 && (!e.blockInRange(off, c) || e.rec(off).kind != kindFree || uint64(e.rec(off).class) != c) {
+		if off := *head; off != 0 && !e.isFree(off, c) {
 			atomic.StoreUint64(head, 0)
 		}
 	}
-	// A block claimed but never published: free it. One that still reads
-	// free was not yet (or no longer) off its list: leave it.
-	if aOff != 0 && !aReach && e.blockInRange(aOff, aClass) && e.rec(aOff).kind != kindFree {
-		e.rec(aOff).class = uint8(aClass)
-		e.pushFree(si, aOff)
+	if aOff != 0 && !aReach {
+		e.repairAlloc(si, aOff, aClass, st.jAlloc&jBump != 0)
 	}
-	// A block unlinked but not yet on the free list: finish the free.
 	if fOff != 0 && !fReach && e.blockInRange(fOff, fClass) {
+		// Unlinked, maybe marked free, maybe pushed: finish the free.
 		r := e.rec(fOff)
 		if r.kind != kindFree || atomic.LoadUint64(e.freeHead(si, fClass)) != fOff {
 			r.class = uint8(fClass)
 			e.pushFree(si, fOff)
 		}
 	}
-	st.jAlloc, st.jFree = 0, 0
+	if st.jOut != 0 {
+		e.repairSteal(si, held, st.jOut)
+	}
+	st.jAlloc, st.jFree, st.jOut = 0, 0, 0
 	st.keys, st.bytes, st.comp, st.fences = cnt.keys, cnt.bytes, cnt.comp, cnt.fences
 	// The dead owner may have released a key: wake sleepers to re-check.
 	st.seq++
@@ -66,8 +76,70 @@ func (e *Engine) repair(si uint64) {
 	}
 }
 
-func splitJournal(j uint64) (off, class uint64) {
-	return j & (1<<offsetBits - 1), j >> offsetBits
+// repairAlloc settles a block stripe si was allocating when its owner
+// died, not reachable from its chains: back to the free list if it is
+// ours, else left to whoever has it.
+func (e *Engine) repairAlloc(si, off, c uint64, bumped bool) {
+	if off < e.arenaOff || off%16 != 0 || c >= e.classes || off+classSizes[c] > e.arenaEnd {
+		return
+	}
+	r := e.rec(off)
+	var ours bool
+	switch r.kind {
+	case kindClaimed:
+		ours = atomic.LoadUint64(e.claimSlot(off)) == claimWord(si, c)
+	case kindUser, kindFence:
+		// Written but not published: only our stripe's lock holder writes
+		// records of our stripe.
+		ours = uint64(r.hash)&e.stripeMask == si && uint64(r.class) == c
+	case kindFree:
+		// Off our list but not yet claimed, or never taken off it.
+		ours = !bumped && !e.onList(si, c, off)
+	}
+	if !ours {
+		return
+	}
+	if bumped {
+		// Claimed by us: make sure the bump pointer is past it.
+		bp := e.word(hBump)
+		for cur := atomic.LoadUint64(bp); cur <= off; cur = atomic.LoadUint64(bp) {
+			atomic.CompareAndSwapUint64(bp, cur, off+classSizes[c])
+		}
+	}
+	r.class = uint8(c)
+	e.pushFree(si, off)
+}
+
+// repairSteal settles a block stripe si was giving to another stripe when
+// its owner died: it must end on exactly one of the two lists. The other
+// stripe is locked by tryLock only (retrying): a stripe is never waited
+// for while one is held.
+func (e *Engine) repairSteal(si, held, jOut uint64) {
+	off, c := splitJournal(jOut)
+	dst := jOut >> dstShift & (maxStripes - 1)
+	if !e.blockInRange(off, c) || dst >= e.stripes || dst == si || e.onList(si, c, off) {
+		return
+	}
+	if dst != held && held != allStripes {
+		other := e.stripe(dst)
+		for deadline := time.Now().Add(time.Second); ; {
+			ok, died := other.mu.tryLock()
+			if ok {
+				if died {
+					e.repair(dst, si)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				return // could not look: leave it (at worst a leaked block)
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+		defer other.mu.unlock()
+	}
+	if !e.onList(dst, c, off) && e.rec(off).kind == kindFree {
+		e.pushFree(si, off)
+	}
 }
 
 // stripeCount is what a stripe's counters must say, from its chains.
@@ -109,3 +181,7 @@ func (e *Engine) recordProblem(off, b uint64) string {
 	}
 	return ""
 }
+
+// Repairs is how many times a stripe was repaired after its owner died,
+// since the segment was formatted.
+func (e *Engine) Repairs() uint64 { return atomic.LoadUint64(e.word(hRepairs)) }

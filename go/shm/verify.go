@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync/atomic"
+	"time"
 )
 
 // Verify walks the whole segment under every stripe lock (taken in order,
@@ -15,9 +16,7 @@ import (
 // chains hold; journals clear. A stripe whose owner died is repaired first
 // (that is what taking its lock does).
 func (e *Engine) Verify() error {
-	for si := uint64(0); si < e.stripes; si++ {
-		e.lockStripe(si)
-	}
+	e.lockAll()
 	defer func() {
 		for si := uint64(0); si < e.stripes; si++ {
 			e.stripe(si).mu.unlock()
@@ -38,8 +37,8 @@ func (e *Engine) Verify() error {
 	limit := (bump-e.arenaOff)/classSizes[0] + 1 // more links than blocks: a cycle
 	for si := uint64(0); si < e.stripes; si++ {
 		st := e.stripe(si)
-		if st.jAlloc != 0 || st.jFree != 0 {
-			report("stripe %d: journal not clear (alloc %#x, free %#x)", si, st.jAlloc, st.jFree)
+		if st.jAlloc != 0 || st.jFree != 0 || st.jOut != 0 {
+			report("stripe %d: journal not clear (alloc %#x, free %#x, out %#x)", si, st.jAlloc, st.jFree, st.jOut)
 		}
 		var cnt stripeCount
 		for b := si; b < e.buckets; b += e.stripes {
@@ -92,4 +91,34 @@ func (e *Engine) Verify() error {
 		return nil
 	}
 	return fmt.Errorf("shm verify: %w", errors.Join(problems...))
+}
+
+// lockAll takes every stripe lock. It holds none while it waits: when a
+// stripe is busy it lets all go and starts again, so that it never blocks
+// anyone who holds a stripe and waits (with tryLock) for one it has.
+func (e *Engine) lockAll() {
+	var died []uint64
+	for {
+		died = died[:0]
+		si := uint64(0)
+		for ; si < e.stripes; si++ {
+			ok, dead := e.stripe(si).mu.tryLock()
+			if !ok {
+				break
+			}
+			if dead {
+				died = append(died, si)
+			}
+		}
+		if si == e.stripes {
+			for _, d := range died {
+				e.repair(d, allStripes)
+			}
+			return
+		}
+		for i := uint64(0); i < si; i++ {
+			e.stripe(i).mu.unlock()
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
 }

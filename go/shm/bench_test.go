@@ -1,0 +1,68 @@
+package shm
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The lock pair every PHP request pays: acquire with setnx (with a TTL),
+// release with del_if_eq. Compare with store's BenchmarkSetNXDelIfEq in
+// the same run.
+func BenchmarkLockPair(b *testing.B) {
+	e := newTestEngine(b, 64<<20, Config{})
+	token := []byte("0123456789abcdef0123456789abcdef")
+	b.ReportAllocs()
+	for b.Loop() {
+		if ok, _ := e.SetNX("lock:bench", token, 30*time.Second); !ok {
+			b.Fatal("not acquired")
+		}
+		if ok, _ := e.DelIfEq("lock:bench", token); !ok {
+			b.Fatal("not released")
+		}
+	}
+}
+
+func BenchmarkLockPairParallel(b *testing.B) {
+	e := newTestEngine(b, 64<<20, Config{})
+	token := []byte("0123456789abcdef0123456789abcdef")
+	var ids atomic.Int64
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		key := fmt.Sprint("lock:", ids.Add(1))
+		for pb.Next() {
+			e.SetNX(key, token, 30*time.Second)
+			e.DelIfEq(key, token)
+		}
+	})
+}
+
+func BenchmarkGet(b *testing.B) {
+	e := newTestEngine(b, 64<<20, Config{})
+	e.Set("k", make([]byte, 100), 0)
+	buf := make([]byte, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok, _ := e.Get("k", buf); !ok {
+			b.Fatal("miss")
+		}
+	}
+}
+
+func BenchmarkSet(b *testing.B) {
+	e := newTestEngine(b, 64<<20, Config{})
+	value := make([]byte, 100)
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Set("k", value, 0)
+	}
+}
+
+func BenchmarkIncr(b *testing.B) {
+	e := newTestEngine(b, 64<<20, Config{})
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Incr("counter", 1, 0)
+	}
+}

@@ -1,0 +1,19 @@
+package shm
+
+import "testing"
+
+func BenchmarkNanotime(b *testing.B) {
+	var s int64
+	for b.Loop() {
+		s += nanotime()
+	}
+	_ = s
+}
+
+func BenchmarkHashKey(b *testing.B) {
+	var s uint32
+	for b.Loop() {
+		s += hashKey("lock:bench")
+	}
+	_ = s
+}

@@ -1,0 +1,111 @@
+package shm
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+func TestAttachSharesOneStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "seg")
+	m1, err := MapFile(path, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Unmap(m1)
+	e1, err := Attach(m1, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e1.Set("k", []byte("from one"), 0)
+	m2, err := MapFile(path, 1<<20) // another mapping: what a second process sees
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Unmap(m2)
+	e2, err := Attach(m2, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := get(t, e2, "k"); v != "from one" {
+		t.Fatalf("second mapping reads %q", v)
+	}
+}
+
+func TestIncompatibleSegments(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "seg")
+	m1, err := MapFile(path, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Unmap(m1)
+	if _, err := Attach(m1, Config{}); err != nil {
+		t.Fatal(err)
+	}
+	// The same segment mapped at another size.
+	m2, err := MapFile(path, 2<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Unmap(m2)
+	_, err = Attach(m2, Config{})
+	if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "layout v1 for 1 MiB; this process wants v1 / 2 MiB") {
+		t.Fatalf("other size: %v", err)
+	}
+	// Another layout version.
+	*(*uint64)(m1Word(m1, hVersion)) = 99
+	if _, err := Attach(m1, Config{}); !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "layout v99 for 1 MiB; this process wants v1 / 1 MiB") {
+		t.Fatalf("other version: %v", err)
+	}
+	// Not a segment at all.
+	junk, _ := MapAnonymous(1 << 20)
+	defer Unmap(junk)
+	copy(junk, "some other data")
+	if _, err := Attach(junk, Config{}); !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "not an ephpm-kv segment") {
+		t.Fatalf("junk: %v", err)
+	}
+	// Too small.
+	small, _ := MapAnonymous(64 << 10)
+	defer Unmap(small)
+	if _, err := Attach(small, Config{}); !errors.Is(err, ErrIncompatible) {
+		t.Fatalf("small: %v", err)
+	}
+}
+
+func m1Word(mem []byte, off int) *uint64 { return (*uint64)(unsafe.Pointer(&mem[off])) }
+
+func TestFormatterDiedIsReplaced(t *testing.T) {
+	mem, _ := MapAnonymous(1 << 20)
+	defer Unmap(mem)
+	// A process died halfway through formatting.
+	*m1Word(mem, hInit) = deadOwner(t)
+	*m1Word(mem, hVersion) = layoutVersion
+	e, err := Attach(mem, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Set("k", []byte("v"), 0); err != nil {
+		t.Fatal(err)
+	}
+	mustVerify(t, e)
+}
+
+func TestGeometry(t *testing.T) {
+	for _, size := range []uint64{MinSize, 1 << 20, 64 << 20, 1 << 30, 3<<20 + 4096} {
+		g := geometryFor(size)
+		if g.arenaOff >= g.arenaEnd || g.arenaEnd > size || g.buckets < g.stripes || g.stripes&(g.stripes-1) != 0 {
+			t.Fatalf("%d: %+v", size, g)
+		}
+		// The largest class holds the whole arena: any record that fits
+		// has a class.
+		if classSizes[g.classes-1] < g.arenaEnd-g.arenaOff || g.classes > maxClasses {
+			t.Fatalf("%d: %d classes", size, g.classes)
+		}
+	}
+	if g := geometryFor(64 << 20); g.stripes != 256 || g.buckets != 128<<10 {
+		t.Fatalf("64 MiB: %d stripes %d buckets", g.stripes, g.buckets)
+	}
+}

@@ -1,0 +1,105 @@
+package shm
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// corruptible: a fresh engine with some records and some free blocks, and
+// the offset of key "victim"'s record.
+func corruptible(t *testing.T) (*Engine, uint64) {
+	mem, _ := MapAnonymous(1 << 20)
+	t.Cleanup(func() { Unmap(mem) })
+	e, err := Attach(mem, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200 {
+		e.Set(fmt.Sprint("key", i), []byte("value"), 0)
+	}
+	for i := 0; i < 200; i += 3 {
+		e.Del(fmt.Sprint("key", i))
+	}
+	e.Set("victim", []byte("victim's value"), 0)
+	mustVerify(t, e)
+	b, h := e.locate("victim")
+	_, off := e.find(b, h, "victim", kindUser)
+	if off == 0 {
+		t.Fatal("victim not found")
+	}
+	return e, off
+}
+
+func TestVerifyCatchesCorruption(t *testing.T) {
+	cases := []struct {
+		name, want string
+		corrupt    func(e *Engine, off uint64)
+	}{
+		{"value byte", "bad checksum", func(e *Engine, off uint64) { e.recValue(off, e.rec(off))[3] ^= 1 }},
+		{"key length", "", func(e *Engine, off uint64) { e.rec(off).keyLen++ }},
+		{"kind", "not a record", func(e *Engine, off uint64) { e.rec(off).kind = kindFree }},
+		{"counter", "counters", func(e *Engine, off uint64) {
+			b, _ := e.locate("victim")
+			e.stripe(b&e.stripeMask).keys++
+		}},
+		{"journal", "journal not clear", func(e *Engine, off uint64) {
+			b, _ := e.locate("victim")
+			e.stripe(b & e.stripeMask).jFree = 12345
+		}},
+		{"leak", "leaked", func(e *Engine, off uint64) {
+			// Unlinked and never freed.
+			b, h := e.locate("victim")
+			link, _ := e.find(b, h, "victim", kindUser)
+			atomic.StoreUint64(link, e.rec(off).next)
+			st := e.stripe(b & e.stripeMask)
+			e.unaccount(st, e.rec(off))
+		}},
+		{"on two free lists", "overlap or are listed twice", func(e *Engine, off uint64) {
+			// Another stripe's list of the same class starts at the same
+			// block.
+			for s1 := range e.stripes {
+				for c := range e.classes {
+					if h := *e.freeHead(s1, c); h != 0 {
+						*e.freeHead((s1+1)&e.stripeMask, c) = h
+						return
+					}
+				}
+			}
+			panic("no free block")
+		}},
+		{"cycle", "cycle", func(e *Engine, off uint64) {
+			e.rec(off).next = off
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e, off := corruptible(t)
+			c.corrupt(e, off)
+			err := e.Verify()
+			if err == nil {
+				t.Fatal("Verify found nothing")
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Verify: %v; want %q", err, c.want)
+			}
+		})
+	}
+}
+
+// A record corrupted in place is dropped by repair, not served.
+func TestRepairDropsCorruptRecord(t *testing.T) {
+	e, off := corruptible(t)
+	e.recValue(off, e.rec(off))[3] ^= 1
+	b, _ := e.locate("victim")
+	st := e.stripe(b & e.stripeMask)
+	atomic.StoreUint64(&st.mu.word, deadOwner(t))
+	if _, ok := get(t, e, "victim"); ok {
+		t.Fatal("corrupt record served after repair")
+	}
+	err := e.Verify()
+	if err == nil || !strings.Contains(err.Error(), "leaked") {
+		t.Fatalf("the dropped block should show as leaked: %v", err)
+	}
+}
