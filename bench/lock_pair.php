@@ -83,7 +83,13 @@ function fmt(array $xs, int $d = 0): string
     return sprintf("%.{$d}f (%.{$d}f-%.{$d}f)", median($xs), min($xs), max($xs));
 }
 
+function loadavg(): string
+{
+    return implode(' ', array_slice(explode(' ', (string)@file_get_contents('/proc/loadavg')), 0, 3));
+}
+
 // 1. One process.
+$load0 = loadavg();
 $s = [];
 foreach ($contenders as $label => [$loop]) { // warm the page cache and the binaries
     run($label, 'single', '20000');
@@ -106,7 +112,8 @@ for ($r = 0; $r < $rounds; $r++) {
 }
 
 printf("lock pair from one PHP process (PHP %s): %d rounds x %d pairs, contenders interleaved, ns per pair,\n"
-    . "median (min-max)\n", PHP_VERSION, $rounds, $iterations);
+    . "median (min-max) over rounds of each round's median of 10 batches; load average %s at start, %s at end\n",
+    PHP_VERSION, $rounds, $iterations, $load0, loadavg());
 printf("  %-14s %-22s %-60s\n", 'contender', 'ns per pair', 'calls per pair (k = key, t = 32-char token)');
 foreach ($contenders as $label => [$loop]) {
     printf("  %-14s %-22s %s\n", $label, fmt($s[$label]['pair']), $calls[$loop]);
@@ -132,6 +139,7 @@ foreach ($contenders as $label => $_) {
 echo "\n";
 
 // 2. Two processes.
+$load0 = loadavg();
 $t = [];
 for ($r = 0; $r < $contendRounds; $r++) {
     foreach (['same', 'different'] as $mode) {
@@ -139,12 +147,14 @@ for ($r = 0; $r < $contendRounds; $r++) {
             $got = run($label, $mode, (string)$contendSeconds);
             $t[$mode][$label]['pps'][] = $got['pairs'] / $got['seconds'];
             $t[$mode][$label]['acq'][] = 100 * $got['acquired'] / $got['pairs'];
+            $t[$mode][$label]['ppc'][] = $got['pairs'] / max($got['cpu'], 1e-3);
         }
     }
 }
 printf("2 processes (forked, as php-fpm workers), %d rounds x %.1f s, interleaved: total lock pairs per second\n"
-    . "(a pair = one acquire attempt + one release attempt), median (min-max); %% of attempts that acquired\n",
-    $contendRounds, $contendSeconds);
+    . "(a pair = one acquire attempt + one release attempt), median (min-max); %% of attempts that acquired;\n"
+    . "load average %s at start, %s at end (on a loaded machine the 2 processes rarely run at once)\n",
+    $contendRounds, $contendSeconds, $load0, loadavg());
 printf("  %-26s %-30s %-30s %-10s\n", 'case', 'shared engine', 'APCu', 'shared/APCu');
 foreach (['same' => 'one lock, both processes', 'different' => 'one lock each'] as $mode => $caseLabel) {
     $e = $t[$mode]['shared engine'];
@@ -153,4 +163,10 @@ foreach (['same' => 'one lock, both processes', 'different' => 'one lock each'] 
     printf("  %-26s %-30s %-30s %.2fx %s\n", $caseLabel,
         fmt($e['pps']) . sprintf(' %.0f%%', median($e['acq'])), fmt($a['pps']) . sprintf(' %.0f%%', median($a['acq'])),
         $m, $m >= 1 ? '(target >= 1: met)' : '(target >= 1: MISSED)');
+}
+echo "  pairs per CPU second of the 2 processes (steadier than pairs per second where other load takes turns):\n";
+foreach (['same' => 'one lock, both processes', 'different' => 'one lock each'] as $mode => $caseLabel) {
+    $e = $t[$mode]['shared engine']['ppc'];
+    $a = $t[$mode]['APCu']['ppc'];
+    printf("  %-26s %-30s %-30s %.2fx\n", $caseLabel, fmt($e), fmt($a), median($e) / median($a));
 }

@@ -3,10 +3,12 @@
 // script in a fresh PHP process per sample with only that contender's
 // extension loaded. Usage:
 //   lock_pair_loop.php CONTENDER single ITERATIONS [ENGINE]
-//     one process: prints {"pair":ns,"get":ns,"set":ns} per operation
+//     one process: prints {"pair":ns,"get":ns,"set":ns} per operation, each
+//     the median of 10 timed batches
 //   lock_pair_loop.php CONTENDER same|different SECONDS [ENGINE]
 //     forks 2 processes hammering one lock (same) or one lock each
-//     (different) for SECONDS: prints {"pairs":n,"acquired":n,"seconds":s}
+//     (different) for SECONDS: prints {"pairs":n,"acquired":n,"seconds":s,
+//     "cpu":s} (cpu: both children's CPU time in the timed loop)
 // CONTENDER: ephpm (any engine, or the floor build), floor, apcu, yac.
 // ENGINE: what ephpm_kv_stats()['engine'] must say (checked, so a row never
 // measures another engine than its label says).
@@ -189,27 +191,39 @@ function shared_probe(string $contender, ?Yac $yac): bool
     return $shared;
 }
 
+// batched(fn, n): ns per call of fn(n / BATCHES) timed BATCHES times, the
+// median batch: a batch the scheduler preempted (other load on the machine)
+// does not move it.
+const BATCHES = 10;
+function batched(callable $fn, int $n): float
+{
+    $per = intdiv($n, BATCHES);
+    $fn(intdiv($per, 2)); // warm up
+    $ns = [];
+    for ($b = 0; $b < BATCHES; $b++) {
+        $start = hrtime(true);
+        $fn($per);
+        $ns[] = (hrtime(true) - $start) / $per;
+    }
+    sort($ns);
+    return ($ns[BATCHES / 2 - 1] + $ns[BATCHES / 2]) / 2;
+}
+
 if ($mode === 'single') {
     $n = (int)$amount;
     $shared = shared_probe($contender, $yac);
     check($contender, $key, $token, $wantEngine, $yac);
-    loop_pairs($contender, intdiv($n, 10), $key, $token, $yac); // warm up
-    $start = hrtime(true);
-    loop_pairs($contender, $n, $key, $token, $yac);
-    $result = ['pair' => (hrtime(true) - $start) / $n, 'shared' => $shared];
+    $result = [
+        'pair' => batched(fn ($k) => loop_pairs($contender, $k, $key, $token, $yac), $n),
+        'shared' => $shared,
+    ];
     if ($contender === 'ephpm') {
         $result['engine'] = ephpm_kv_stats()['engine'] ?? null;
     }
     if ($contender !== 'floor') {
         loop_set($contender, 1, $value, $yac);
-        loop_get($contender, intdiv($n, 10), $yac);
-        $start = hrtime(true);
-        loop_get($contender, $n, $yac);
-        $result['get'] = (hrtime(true) - $start) / $n;
-        loop_set($contender, intdiv($n, 10), $value, $yac);
-        $start = hrtime(true);
-        loop_set($contender, $n, $value, $yac);
-        $result['set'] = (hrtime(true) - $start) / $n;
+        $result['get'] = batched(fn ($k) => loop_get($contender, $k, $yac), $n);
+        $result['set'] = batched(fn ($k) => loop_set($contender, $k, $value, $yac), $n);
     }
     echo json_encode($result), "\n";
     exit(0);
@@ -219,6 +233,12 @@ if ($mode !== 'same' && $mode !== 'different') {
     fail("mode must be single, same or different, not '$mode'");
 }
 function_exists('pcntl_fork') || fail('pcntl is needed for the 2-process cases');
+// cpu_seconds: user + system CPU of this process so far.
+function cpu_seconds(): float
+{
+    $u = getrusage();
+    return $u['ru_utime.tv_sec'] + $u['ru_utime.tv_usec'] / 1e6 + $u['ru_stime.tv_sec'] + $u['ru_stime.tv_usec'] / 1e6;
+}
 $seconds = (float)$amount;
 // The parent never touches the store: each child starts its own runtime
 // after the fork, as a php-fpm worker does, on the segment the parent
@@ -243,18 +263,20 @@ for ($c = 0; $c < 2; $c++) {
             usleep(intdiv($left, 1000));
         }
         $pairs = $acquired = 0;
+        $cpu0 = cpu_seconds();
         do {
             $acquired += loop_pairs($contender, 256, $myKey, $myToken, $yac);
             $pairs += 256;
         } while (hrtime(true) < $endAt);
         $elapsed = (hrtime(true) - $startAt) / 1e9;
-        fwrite($pipe[1], json_encode(['pairs' => $pairs, 'acquired' => $acquired, 'seconds' => $elapsed]));
+        fwrite($pipe[1], json_encode(['pairs' => $pairs, 'acquired' => $acquired, 'seconds' => $elapsed,
+            'cpu' => cpu_seconds() - $cpu0]));
         exit(0);
     }
     fclose($pipe[1]);
     $children[$pid] = $pipe[0];
 }
-$total = ['pairs' => 0, 'acquired' => 0, 'seconds' => 0.0];
+$total = ['pairs' => 0, 'acquired' => 0, 'seconds' => 0.0, 'cpu' => 0.0];
 foreach ($children as $pid => $r) {
     $got = json_decode(stream_get_contents($r), true);
     pcntl_waitpid($pid, $status);
@@ -264,5 +286,6 @@ foreach ($children as $pid => $r) {
     $total['pairs'] += $got['pairs'];
     $total['acquired'] += $got['acquired'];
     $total['seconds'] = max($total['seconds'], $got['seconds']);
+    $total['cpu'] += $got['cpu'];
 }
 echo json_encode($total), "\n";
