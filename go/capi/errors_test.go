@@ -25,9 +25,10 @@ func readMatches(t *testing.T, file, re string) [][]string {
 	return m
 }
 
-// The C header's EPHPM_KV_E_* codes, Go's error table and the PHP names
-// (Ephpm\KvException constants in the stub) must describe the same codes.
-func TestErrorCodesAgree(t *testing.T) {
+// checkErrorCodes (in TestABIConstantsMatchGo): the C header's
+// EPHPM_KV_E_* codes, Go's error table and the PHP names (Ephpm\KvException
+// constants in the stub) must describe the same codes.
+func checkErrorCodes(t *testing.T) {
 	header := map[string]int32{}
 	for _, m := range readMatches(t, "ephpm_kv_ops.h", `(?m)^#define EPHPM_KV_E_(\w+)\s+(\d+)`) {
 		n, _ := strconv.Atoi(m[2])

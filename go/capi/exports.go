@@ -194,17 +194,11 @@ func ephpmKvStats(out *C.ephpm_kv_stats, cerr *C.ephpm_kv_error) (rc C.int) {
 	if err != nil {
 		return fail(cerr, err)
 	}
-	*out = C.ephpm_kv_stats{
-		keys:           C.int64_t(st.Keys),
-		bytes_used:     C.int64_t(st.BytesUsed),
-		bytes_limit:    C.int64_t(st.BytesLimit),
-		hits:           C.int64_t(st.Hits),
-		misses:         C.int64_t(st.Misses),
-		expired:        C.int64_t(st.Expired),
-		rejected:       C.int64_t(st.Rejected),
-		compressed:     C.int64_t(st.Compressed),
-		max_value_size: C.int64_t(st.ValueMax),
-		compress_min:   C.int64_t(st.CompressMin),
+	// The struct is kv.StatsFields' counters in order, all int64_t (its
+	// size is checked in limits.go, its members in vocabulary_test.go).
+	counters := (*[len(kv.StatsFields)]C.int64_t)(unsafe.Pointer(out))
+	for i, f := range kv.StatsFields {
+		counters[i] = C.int64_t(*f.Of(&st))
 	}
 	return 0
 }

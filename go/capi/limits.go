@@ -5,9 +5,23 @@ package main
 */
 import "C"
 
+import "github.com/ephpm/ephpm-kv/kv"
+
 // The C ABI's limits as Go constants, so a test can hold them to the Go
 // side's (cgo is not allowed in _test.go files).
 const (
 	cMaxTTLSeconds = int64(C.EPHPM_KV_MAX_TTL_SECONDS)
 	cMaxKeySize    = int(C.EPHPM_KV_MAX_KEY_SIZE)
+	cTTLPersistent = int64(C.EPHPM_KV_TTL_PERSISTENT)
+	cTTLMissing    = int64(C.EPHPM_KV_TTL_MISSING)
+)
+
+// struct ephpm_kv_stats is exactly kv.StatsFields' counters, int64_t each:
+// ephpmKvStats writes it as an array. Either array length below is
+// negative, and the library does not compile, when the sizes differ.
+const statsSize = 8 * len(kv.StatsFields)
+
+var (
+	_ [C.sizeof_ephpm_kv_stats - statsSize]struct{}
+	_ [statsSize - C.sizeof_ephpm_kv_stats]struct{}
 )

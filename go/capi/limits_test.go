@@ -6,13 +6,26 @@ import (
 	"github.com/ephpm/ephpm-kv/kv"
 )
 
-// The extension refuses TTLs past EPHPM_KV_MAX_TTL_SECONDS before they reach
-// Go, and Go refuses past kv.MaxTTL: both must be the one maximum.
-func TestCLimitsMatchGo(t *testing.T) {
-	if cMaxTTLSeconds != kv.MaxTTLSeconds {
-		t.Errorf("EPHPM_KV_MAX_TTL_SECONDS = %d, kv.MaxTTLSeconds = %d", cMaxTTLSeconds, kv.MaxTTLSeconds)
-	}
-	if cMaxKeySize != kv.MaxKeySize {
-		t.Errorf("EPHPM_KV_MAX_KEY_SIZE = %d, kv.MaxKeySize = %d", cMaxKeySize, kv.MaxKeySize)
-	}
+// The C ABI's constants against the Go side, in one place: the extension
+// checks its input with the header's, Go with its own, and the two must
+// be the same numbers.
+func TestABIConstantsMatchGo(t *testing.T) {
+	t.Run("limits", func(t *testing.T) {
+		// The extension refuses TTLs past EPHPM_KV_MAX_TTL_SECONDS before
+		// they reach Go, and Go refuses past kv.MaxTTL.
+		if cMaxTTLSeconds != kv.MaxTTLSeconds {
+			t.Errorf("EPHPM_KV_MAX_TTL_SECONDS = %d, kv.MaxTTLSeconds = %d", cMaxTTLSeconds, kv.MaxTTLSeconds)
+		}
+		if cMaxKeySize != kv.MaxKeySize {
+			t.Errorf("EPHPM_KV_MAX_KEY_SIZE = %d, kv.MaxKeySize = %d", cMaxKeySize, kv.MaxKeySize)
+		}
+	})
+	t.Run("ttl specials", func(t *testing.T) {
+		// ttl() hands the engine's TTL to C as is.
+		if cTTLPersistent != int64(kv.TTLPersistent) || cTTLMissing != int64(kv.TTLMissing) {
+			t.Errorf("EPHPM_KV_TTL_PERSISTENT, _MISSING = %d, %d; kv.TTLPersistent, TTLMissing = %d, %d",
+				cTTLPersistent, cTTLMissing, kv.TTLPersistent, kv.TTLMissing)
+		}
+	})
+	t.Run("error codes", checkErrorCodes)
 }

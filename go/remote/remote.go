@@ -36,8 +36,11 @@ type Engine struct {
 
 	// The C side reads a value larger than its first buffer in a second
 	// call; the value fetched by the first waits here so that costs no
-	// second round trip.
+	// second round trip. Any other round trip drops it (hasPending spares
+	// them the lock): after a write, even this client's own, the kept
+	// value may be stale.
 	pendingMu    sync.Mutex
+	hasPending   atomic.Bool
 	pendingKey   string
 	pendingValue []byte
 }
@@ -136,6 +139,9 @@ func (e *Engine) drop() {
 // replyError (the first one), as does handle's first error.
 // An array reply's elements are read by handle, from c.
 func (e *Engine) roundTrip(n int, build func(c *client), handle func(i int, r *reply, c *client) error) error {
+	if e.hasPending.Load() {
+		e.dropPending()
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c, err := e.connect()
@@ -208,31 +214,37 @@ func (e *Engine) classify(err error) error {
 	return fmt.Errorf("%w: cannot reach the ephpm-kv server at %s: %v", kv.ErrUnavailable, e.addr, err)
 }
 
-// classifyReply gives a server's error reply its kv meaning.
+// classifyReply gives a server's error reply its kv meaning: the engine
+// errors from kv's RESP table, plus what only a client meets (a bulk over
+// the server's limit, a refused password).
 func (e *Engine) classifyReply(msg string) error {
+	if kind, detail, ok := kv.ParseRESPError(msg); ok {
+		return e.storeError(kind, detail, msg)
+	}
 	switch {
-	case strings.HasPrefix(msg, "OOM"):
-		// "OOM command not allowed when used memory > 'maxmemory' (store full: <detail>)"
-		if _, detail, ok := strings.Cut(msg, "("); ok {
-			msg = strings.TrimPrefix(strings.TrimSuffix(detail, ")"), kv.ErrFull.Error()+": ")
-		}
-		return fmt.Errorf("%w at the ephpm-kv server %s: %s", kv.ErrFull, e.addr, msg)
-	case strings.HasPrefix(msg, "TOOLARGE"):
-		return fmt.Errorf("%w for the ephpm-kv server at %s (%s)", kv.ErrValueTooLarge, e.addr, strings.TrimPrefix(msg, "TOOLARGE value is too large: "))
 	case isProtocolError(msg) && bulkTooLarge.MatchString(msg):
 		// A value (or token) over the server's bulk limit; the check
 		// before sending catches values once the limit is known.
 		return fmt.Errorf("%w for the ephpm-kv server at %s, which refused it: %s", kv.ErrValueTooLarge, e.addr, strings.TrimPrefix(msg, "ERR "))
-	case strings.HasPrefix(msg, "ERR value is not an integer"):
-		return kv.ErrNotInteger
-	case strings.HasPrefix(msg, "ERR increment or decrement would overflow"):
-		return kv.ErrOverflow
-	case strings.Contains(msg, "key is too large"):
-		return fmt.Errorf("%w (server: %s)", kv.ErrKeyTooLarge, msg)
 	case strings.HasPrefix(msg, "NOAUTH"), strings.HasPrefix(msg, "WRONGPASS"):
 		return fmt.Errorf("%w: the ephpm-kv server at %s refused the password (set ephpm.server_password): %s", kv.ErrUnavailable, e.addr, msg)
 	}
 	return fmt.Errorf("ephpm-kv server at %s: %s", e.addr, msg)
+}
+
+// storeError words an engine error the server reported.
+func (e *Engine) storeError(kind error, detail, reply string) error {
+	switch {
+	case kind == kv.ErrFull && detail == "":
+		return fmt.Errorf("%w at the ephpm-kv server %s: %s", kv.ErrFull, e.addr, reply)
+	case kind == kv.ErrFull:
+		return fmt.Errorf("%w at the ephpm-kv server %s: %s", kv.ErrFull, e.addr, detail)
+	case kind == kv.ErrValueTooLarge:
+		return fmt.Errorf("%w for the ephpm-kv server at %s (%s)", kv.ErrValueTooLarge, e.addr, detail)
+	case detail == "":
+		return kind
+	}
+	return fmt.Errorf("%w: %s (the ephpm-kv server at %s)", kind, detail, e.addr)
 }
 
 // bulkTooLarge matches the server's protocol errors about one argument's
@@ -240,6 +252,25 @@ func (e *Engine) classifyReply(msg string) error {
 // servers before their own RESP reader), not the argument count
 // ("multibulk length").
 var bulkTooLarge = regexp.MustCompile(`(^|[^a-z])bulk (of|length) [0-9]`)
+
+// neverMatches checks key and reports a token that cannot equal any value
+// the server holds: longer than its value limit. Such a token is not sent:
+// past 64 KiB (every server's smallest bulk limit) the server may refuse
+// it as a protocol error and close the connection, where the answer is
+// simply "no match", as it is in process.
+func (e *Engine) neverMatches(key string, token []byte) (bool, error) {
+	if err := kv.CheckKey(key); err != nil {
+		return false, err
+	}
+	if len(token) <= kv.MaxKeySize {
+		return false, nil
+	}
+	err := e.checkValue(token)
+	if errors.Is(err, kv.ErrValueTooLarge) {
+		return true, nil
+	}
+	return false, err
+}
 
 const (
 	limitUnknown = 0
@@ -413,10 +444,14 @@ func (e *Engine) getReply(r *reply, key string, dst []byte) (n int, found bool, 
 
 // Get implements kv.Engine.
 func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
+	if err := kv.CheckKey(key); err != nil {
+		return 0, false, err
+	}
 	e.pendingMu.Lock()
 	if e.pendingValue != nil && e.pendingKey == key && len(e.pendingValue) <= len(dst) {
 		v := e.pendingValue
 		e.pendingKey, e.pendingValue = "", nil
+		e.hasPending.Store(false)
 		e.pendingMu.Unlock()
 		return copy(dst, v), true, nil
 	}
@@ -441,15 +476,26 @@ func (e *Engine) keepValue(key string, v, dst []byte) int {
 	if len(v) > len(dst) {
 		e.pendingMu.Lock()
 		e.pendingKey, e.pendingValue = strings.Clone(key), append([]byte(nil), v...)
+		e.hasPending.Store(true)
 		e.pendingMu.Unlock()
 		return len(v)
 	}
 	return copy(dst, v)
 }
 
+func (e *Engine) dropPending() {
+	e.pendingMu.Lock()
+	e.pendingKey, e.pendingValue = "", nil
+	e.hasPending.Store(false)
+	e.pendingMu.Unlock()
+}
+
 // Set implements kv.Engine.
 func (e *Engine) Set(key string, value []byte, ttl time.Duration) error {
 	px, err := ms(ttl)
+	if err == nil {
+		err = kv.CheckKey(key)
+	}
 	if err != nil {
 		return err
 	}
@@ -466,6 +512,9 @@ func (e *Engine) Set(key string, value []byte, ttl time.Duration) error {
 // SetNX implements kv.Engine.
 func (e *Engine) SetNX(key string, value []byte, ttl time.Duration) (bool, error) {
 	px, err := ms(ttl)
+	if err == nil {
+		err = kv.CheckKey(key)
+	}
 	if err != nil {
 		return false, err
 	}
@@ -476,19 +525,35 @@ func (e *Engine) SetNX(key string, value []byte, ttl time.Duration) (bool, error
 }
 
 // Del implements kv.Engine.
-func (e *Engine) Del(key string) (bool, error) { return e.boolCmd(keyCmd("DEL", key)) }
+func (e *Engine) Del(key string) (bool, error) {
+	if err := kv.CheckKey(key); err != nil {
+		return false, err
+	}
+	return e.boolCmd(keyCmd("DEL", key))
+}
 
 // DelIfEq implements kv.Engine.
 func (e *Engine) DelIfEq(key string, token []byte) (bool, error) {
+	if never, err := e.neverMatches(key, token); never || err != nil {
+		return false, err
+	}
 	return e.boolCmd(tokenCmd("DELIFEQ", key, token))
 }
 
 // Exists implements kv.Engine.
-func (e *Engine) Exists(key string) (bool, error) { return e.boolCmd(keyCmd("EXISTS", key)) }
+func (e *Engine) Exists(key string) (bool, error) {
+	if err := kv.CheckKey(key); err != nil {
+		return false, err
+	}
+	return e.boolCmd(keyCmd("EXISTS", key))
+}
 
 // Expire implements kv.Engine.
 func (e *Engine) Expire(key string, ttl time.Duration) (bool, error) {
 	px, err := ms(ttl)
+	if err == nil {
+		err = kv.CheckKey(key)
+	}
 	if err != nil {
 		return false, err
 	}
@@ -504,6 +569,9 @@ func (e *Engine) Expire(key string, ttl time.Duration) (bool, error) {
 func (e *Engine) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, error) {
 	px, err := ms(ttl)
 	if err != nil {
+		return false, err
+	}
+	if never, err := e.neverMatches(key, token); never || err != nil {
 		return false, err
 	}
 	return e.boolCmd(func(c *client) {
@@ -530,6 +598,9 @@ func ttlReply(n int64, unit time.Duration) time.Duration {
 
 // TTL implements kv.Engine.
 func (e *Engine) TTL(key string) (time.Duration, error) {
+	if err := kv.CheckKey(key); err != nil {
+		return 0, err
+	}
 	n, err := e.intCmd(keyCmd("PTTL", key))
 	if err != nil {
 		return 0, err
@@ -539,6 +610,9 @@ func (e *Engine) TTL(key string) (time.Duration, error) {
 
 // TTLIfEq implements kv.Engine.
 func (e *Engine) TTLIfEq(key string, token []byte) (time.Duration, error) {
+	if never, err := e.neverMatches(key, token); never || err != nil {
+		return kv.TTLMissing, err
+	}
 	n, err := e.intCmd(tokenCmd("EPHPM.PTTLIFEQ", key, token))
 	if err != nil {
 		return 0, err
@@ -549,6 +623,9 @@ func (e *Engine) TTLIfEq(key string, token []byte) (time.Duration, error) {
 // Incr implements kv.Engine.
 func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 	px, err := ms(ttl)
+	if err == nil {
+		err = kv.CheckKey(key)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -564,6 +641,9 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 // SetNXFenced implements kv.Engine.
 func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64, bool, error) {
 	px, err := ms(ttl)
+	if err == nil {
+		err = kv.CheckKey(key)
+	}
 	if err != nil {
 		return 0, false, err
 	}
@@ -585,6 +665,9 @@ func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64
 
 // Fence implements kv.Engine.
 func (e *Engine) Fence(resource string, fence int64) (bool, error) {
+	if err := kv.CheckKey(resource); err != nil {
+		return false, err
+	}
 	return e.boolCmd(func(c *client) {
 		c.command(3)
 		c.arg("EPHPM.FENCE")
@@ -608,14 +691,11 @@ func (e *Engine) Flush() error {
 // Stats implements kv.Engine.
 func (e *Engine) Stats() (kv.Stats, error) {
 	var st kv.Stats
-	fields := map[string]*int64{
-		"keys": &st.Keys, "bytes_used": &st.BytesUsed, "bytes_limit": &st.BytesLimit, "hits": &st.Hits,
-		"misses": &st.Misses, "expired": &st.Expired, "rejected": &st.Rejected, "compressed": &st.Compressed,
-		"max_value_size": &st.ValueMax, "compress_min": &st.CompressMin,
-	}
 	err := e.statsPairs(func(name string, value int64) {
-		if p, ok := fields[name]; ok {
-			*p = value
+		for _, f := range kv.StatsFields {
+			if f.Name == name {
+				*f.Of(&st) = value
+			}
 		}
 	})
 	if err != nil {
@@ -629,6 +709,9 @@ func (e *Engine) Stats() (kv.Stats, error) {
 // is read and dropped.
 func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, key string, dst []byte) (bool, int, bool, error) {
 	px, err := ms(lockTTL)
+	if err == nil {
+		err = errors.Join(kv.CheckKey(lock), kv.CheckKey(key))
+	}
 	if err != nil {
 		return false, 0, false, err
 	}
@@ -673,10 +756,16 @@ func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock s
 		return false, err
 	}
 	lockPX, err := ms(lockTTL)
+	if err == nil {
+		err = errors.Join(kv.CheckKey(key), kv.CheckKey(lock))
+	}
 	if err != nil {
 		return false, err
 	}
 	if err := e.checkValue(value); err != nil {
+		return false, err
+	}
+	if never, err := e.neverMatches(lock, token); never || err != nil {
 		return false, err
 	}
 	commands := 1

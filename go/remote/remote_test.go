@@ -2,13 +2,12 @@ package remote
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -164,68 +163,6 @@ func TestAddressFormsConnect(t *testing.T) {
 	}
 }
 
-// The engine contract, through the server.
-func TestEngineSemantics(t *testing.T) {
-	e := newEngine(t, startServer(t, server.Config{}), "", time.Second)
-	if ok := must(e.SetNX("lock", []byte("A"), 100*time.Millisecond)); !ok {
-		t.Fatal("A could not acquire")
-	}
-	if ok := must(e.SetNX("lock", []byte("B"), time.Minute)); ok {
-		t.Fatal("B acquired a held lock")
-	}
-	time.Sleep(150 * time.Millisecond)
-	if ok := must(e.SetNX("lock", []byte("B"), time.Minute)); !ok {
-		t.Fatal("B could not acquire the expired lock")
-	}
-	if must(e.DelIfEq("lock", []byte("A"))) {
-		t.Fatal("A's late release deleted B's lock")
-	}
-	if v, _ := get(t, e, "lock"); v != "B" {
-		t.Fatalf("holder %q", v)
-	}
-	big := strings.Repeat("session-data;", 1000)
-	if err := e.Set("big", []byte(big), 0); err != nil {
-		t.Fatal(err)
-	}
-	if v, _ := get(t, e, "big"); v != big {
-		t.Fatal("large value changed on the way")
-	}
-	if ttl := must(e.TTL("big")); ttl != kv.TTLPersistent {
-		t.Fatalf("ttl = %v", ttl)
-	}
-	if ttl := must(e.TTL("nope")); ttl != kv.TTLMissing {
-		t.Fatalf("ttl of missing = %v", ttl)
-	}
-	if !must(e.ExpireIfEq("lock", []byte("B"), 30*time.Second)) || must(e.ExpireIfEq("lock", []byte("A"), time.Hour)) {
-		t.Fatal("expire_if_eq ignored the token")
-	}
-	if ttl := must(e.TTLIfEq("lock", []byte("B"))); ttl < 29*time.Second || ttl > 30*time.Second {
-		t.Fatalf("ttl_if_eq = %v", ttl)
-	}
-	if n := must(e.Incr("n", 5, time.Minute)); n != 5 {
-		t.Fatalf("incr = %d", n)
-	}
-	e.Set("text", []byte("abc"), 0)
-	if _, err := e.Incr("text", 1, 0); !errors.Is(err, kv.ErrNotInteger) {
-		t.Fatalf("incr on text: %v", err)
-	}
-	f1, ok1, _ := e.SetNXFenced("f", []byte("x"), time.Minute)
-	e.Del("f")
-	f2, ok2, _ := e.SetNXFenced("f", []byte("y"), time.Minute)
-	if !ok1 || !ok2 || f2 <= f1 {
-		t.Fatalf("fences %d then %d", f1, f2)
-	}
-	if !must(e.Fence("res", f2)) || must(e.Fence("res", f1)) {
-		t.Fatal("fence check wrong")
-	}
-	if st := must(e.Stats()); st.Keys < 4 || st.BytesLimit == 0 {
-		t.Fatalf("stats %+v", st)
-	}
-	if err := e.Flush(); err != nil || must(e.Stats()).Keys != 0 {
-		t.Fatalf("flush: %v", err)
-	}
-}
-
 func TestStoreErrorsKeepTheirMeaning(t *testing.T) {
 	e := newEngine(t, startServer(t, server.Config{Store: store.Config{MemoryLimit: 4096, MaxValueSize: 1024, CompressMin: -1}}), "", time.Second)
 	if err := e.Set("big", make([]byte, 2000), 0); !errors.Is(err, kv.ErrValueTooLarge) {
@@ -292,42 +229,6 @@ func TestPassword(t *testing.T) {
 	}
 	if err := newEngine(t, url, "s3cret", time.Second).Set("k", nil, 0); err != nil {
 		t.Fatalf("right password: %v", err)
-	}
-}
-
-// Many goroutines, each with its own engine (a PHP process each), contend
-// for one lock through the server: one holder at a time.
-func TestLockAcrossClients(t *testing.T) {
-	url := startServer(t, server.Config{})
-	var inside, overlaps atomic.Int32
-	var wg sync.WaitGroup
-	for w := range 8 {
-		e := newEngine(t, url, "", time.Second)
-		wg.Go(func() {
-			token := []byte{byte('a' + w)}
-			for n := 0; n < 50; {
-				ok, err := e.SetNX("lock", token, time.Minute)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if !ok {
-					continue
-				}
-				if inside.Add(1) != 1 {
-					overlaps.Add(1)
-				}
-				inside.Add(-1)
-				if !must(e.DelIfEq("lock", token)) {
-					t.Error("lost own lock")
-				}
-				n++
-			}
-		})
-	}
-	wg.Wait()
-	if overlaps.Load() != 0 {
-		t.Fatalf("%d overlaps", overlaps.Load())
 	}
 }
 
@@ -416,6 +317,16 @@ func TestProtocolErrorReplies(t *testing.T) {
 		}
 		if keepsConnection(replyError(msg)) {
 			t.Errorf("%q keeps the connection", msg)
+		}
+	}
+	// Every engine error the server writes reads back as its kind.
+	for _, r := range kv.RESPErrors {
+		reply := kv.RESPReply(fmt.Errorf("%w: some detail", r.Err))
+		if err := e.classifyReply(reply); !errors.Is(err, r.Err) {
+			t.Errorf("%q reads as %v, want %v", reply, err, r.Err)
+		}
+		if !keepsConnection(replyError(reply)) {
+			t.Errorf("%q drops the connection", reply)
 		}
 	}
 	if !keepsConnection(replyError("ERR value is not an integer or out of range")) {

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ephpm/ephpm-kv/kv"
 	"github.com/ephpm/ephpm-kv/kv/kvtest"
 	"github.com/ephpm/ephpm-kv/server"
 	"github.com/ephpm/ephpm-kv/store"
@@ -31,10 +30,4 @@ func TestSessionOpsRefuseTooLarge(t *testing.T) {
 	if v, _ := get(t, e, "after"); v != "ok" {
 		t.Fatalf("after = %q", v)
 	}
-}
-
-// Processes (one engine and connection each) sharing one session.
-func TestSessionsSerialize(t *testing.T) {
-	url := startServer(t, server.Config{})
-	kvtest.CheckSessionsSerialize(t, func() kv.Engine { return newEngine(t, url, "", 5*time.Second) }, 6, 150)
 }

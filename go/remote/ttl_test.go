@@ -3,13 +3,10 @@ package remote
 import (
 	"errors"
 	"math"
-	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/ephpm/ephpm-kv/kv"
-	"github.com/ephpm/ephpm-kv/kv/kvtest"
-	"github.com/ephpm/ephpm-kv/server"
 )
 
 func TestMsIsCheckedAndRoundsUp(t *testing.T) {
@@ -35,15 +32,6 @@ func TestMsIsCheckedAndRoundsUp(t *testing.T) {
 			t.Errorf("ms(%d) = %d, %v; want kv.ErrBadTTL", ttl, got, err)
 		}
 	}
-}
-
-// Server mode over the whole int64 range of ns: refused, or honoured to the
-// millisecond (the server's unit, rounded up), never wrapped.
-func TestTTLRangeIsHonouredOrRefused(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	e := newEngine(t, startServer(t, server.Config{}), "", 5*time.Second)
-	kvtest.CheckTTLs(t, e, 2*time.Millisecond, kvtest.TTLInputs(rand.New(rand.NewPCG(seed, seed)), 300))
 }
 
 // A TTL reply too large for a Duration saturates, never wraps negative.

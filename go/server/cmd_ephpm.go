@@ -2,6 +2,8 @@ package server
 
 import (
 	"time"
+
+	"github.com/ephpm/ephpm-kv/kv"
 )
 
 // The EPHPM.* commands: what the extension's server mode needs where Redis
@@ -74,20 +76,12 @@ func cmdEphpmIncrBy(s *Server, c *conn, a [][]byte) {
 	c.WriteInt64(n)
 }
 
-// EPHPM.STATS: the store's counters as name/value pairs.
+// EPHPM.STATS: the store's counters as name/value pairs (kv.StatsFields).
 func cmdStats(s *Server, c *conn, a [][]byte) {
 	st := s.store.Counters()
-	pairs := []struct {
-		name  string
-		value int64
-	}{
-		{"keys", st.Keys}, {"bytes_used", st.BytesUsed}, {"bytes_limit", st.BytesLimit},
-		{"hits", st.Hits}, {"misses", st.Misses}, {"expired", st.Expired}, {"rejected", st.Rejected},
-		{"compressed", st.Compressed}, {"max_value_size", st.ValueMax}, {"compress_min", st.CompressMin},
-	}
-	c.WriteArray(2 * len(pairs))
-	for _, p := range pairs {
-		c.WriteBulkString(p.name)
-		c.WriteInt64(p.value)
+	c.WriteArray(2 * len(kv.StatsFields))
+	for _, f := range kv.StatsFields {
+		c.WriteBulkString(f.Name)
+		c.WriteInt64(*f.Of(&st))
 	}
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/ephpm/ephpm-kv/kv"
@@ -10,8 +9,8 @@ import (
 // Error replies, one place for each wording (Redis's, where Redis has one).
 const (
 	errSyntax       = "ERR syntax error"
-	errNotInt       = "ERR value is not an integer or out of range"
-	errIncrOverflow = "ERR increment or decrement would overflow"
+	errNotInt       = kv.RESPNotInteger
+	errIncrOverflow = kv.RESPOverflow
 	errDecrOverflow = "ERR decrement would overflow"
 	errDBIndex      = "ERR DB index is out of range"
 	errMaxClients   = "ERR max number of clients reached"
@@ -20,8 +19,6 @@ const (
 	errWrongPass    = "WRONGPASS invalid username-password pair or user is disabled."
 	errNoPassword   = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
 	errNoProto      = "NOPROTO sorry, this protocol version is not supported"
-	errOOMPrefix    = "OOM command not allowed when used memory > 'maxmemory'"
-	errTooLarge     = "TOOLARGE "
 )
 
 func errWrongArgs(cmd string) string {
@@ -36,21 +33,9 @@ func errUnknownCommand(name []byte, args [][]byte) string {
 
 func errUnsupported(what string) string { return "ERR " + what + " is not supported" }
 
-// writeStoreErr answers a store error the way Redis answers its nearest one.
-func writeStoreErr(c *conn, err error) {
-	switch {
-	case errors.Is(err, kv.ErrFull):
-		c.WriteError(errOOMPrefix + " (" + err.Error() + ")")
-	case errors.Is(err, kv.ErrValueTooLarge):
-		c.WriteError(errTooLarge + err.Error())
-	case errors.Is(err, kv.ErrNotInteger):
-		c.WriteError(errNotInt)
-	case errors.Is(err, kv.ErrOverflow):
-		c.WriteError(errIncrOverflow)
-	default:
-		c.WriteError("ERR " + err.Error())
-	}
-}
+// writeStoreErr answers a store error from the one table the remote
+// client reads it back with (Redis's wording where Redis has one).
+func writeStoreErr(c *conn, err error) { c.WriteError(kv.RESPReply(err)) }
 
 // replyBool answers a store call's (bool, error) as :1/:0 or an error:
 // replyBool(c)(s.store.Del(k)).

@@ -76,7 +76,9 @@ func (e *Engine) alloc(si uint64, st *stripe, n uint64) (off, class uint64) {
 	return 0, 0
 }
 
-// pop takes the head of stripe si's free list of class c.
+// pop takes the head of stripe si's free list of class c. It leaves the
+// block marked free: repair tells it from one still on the list by walking
+// the list, and the record written into it next changes the mark.
 func (e *Engine) pop(si uint64, st *stripe, c uint64) uint64 {
 	head := e.freeHead(si, c)
 	off := atomic.LoadUint64(head)
@@ -89,9 +91,8 @@ func (e *Engine) pop(si uint64, st *stripe, c uint64) uint64 {
 		return 0
 	}
 	st.jAlloc = journal(off, c)
-	atomic.StoreUint64(head, e.rec(off).next)
+	*head = e.rec(off).next
 	crashPoint(crashPopped)
-	atomic.StoreUint64(e.claimSlot(off), claimWord(si, c))
 	return off
 }
 
@@ -164,14 +165,20 @@ func (e *Engine) steal(si, from, to uint64) bool {
 
 // pushFree marks the block free and pushes it on stripe si's list of its
 // class: mark first, so a block on a list always reads kindFree.
+//
+// Free list heads are plain stores (so are the journal words): only the
+// stripe's lock holder reads or writes them, and a process killed between
+// two stores has done exactly the ones before (interrupts are precise; the
+// compiler keeps stores in program order). Chain links, which the design
+// publishes with one atomic store, stay atomic.
 func (e *Engine) pushFree(si, off uint64) {
 	r := e.rec(off)
 	c := uint64(r.class)
 	r.kind = kindFree
 	crashPoint(crashMarkedFree)
 	head := e.freeHead(si, c)
-	r.next = atomic.LoadUint64(head)
-	atomic.StoreUint64(head, off)
+	r.next = *head
+	*head = off
 	crashPoint(crashPushed)
 }
 

@@ -24,6 +24,22 @@ func BenchmarkLockPair(b *testing.B) {
 	}
 }
 
+// The pair without a TTL reads no clock: the difference to LockPair is
+// the two monotonic clock reads (see BenchmarkNanotime).
+func BenchmarkLockPairNoTTL(b *testing.B) {
+	e := newTestEngine(b, 64<<20, Config{})
+	token := []byte("0123456789abcdef0123456789abcdef")
+	b.ReportAllocs()
+	for b.Loop() {
+		if ok, _ := e.SetNX("lock:bench", token, 0); !ok {
+			b.Fatal("not acquired")
+		}
+		if ok, _ := e.DelIfEq("lock:bench", token); !ok {
+			b.Fatal("not released")
+		}
+	}
+}
+
 func BenchmarkLockPairParallel(b *testing.B) {
 	e := newTestEngine(b, 64<<20, Config{})
 	token := []byte("0123456789abcdef0123456789abcdef")

@@ -2,6 +2,7 @@ package shm
 
 import "testing"
 
+// The monotonic clock read each TTL'd operation pays once.
 func BenchmarkNanotime(b *testing.B) {
 	var s int64
 	for b.Loop() {

@@ -17,16 +17,6 @@ func (e *Engine) locate(key string) (b uint64, h uint32) {
 	return uint64(h) & e.bucketMask, h
 }
 
-func checkKey(key string) error {
-	switch {
-	case len(key) == 0:
-		return kv.ErrEmptyKey
-	case len(key) > kv.MaxKeySize:
-		return fmt.Errorf("%w: %d bytes, the limit is %d", kv.ErrKeyTooLarge, len(key), kv.MaxKeySize)
-	}
-	return nil
-}
-
 // lockStripe takes stripe si's lock, repairing the stripe first when its
 // previous owner died holding it.
 func (e *Engine) lockStripe(si uint64) *stripe {

@@ -22,7 +22,7 @@ var (
 
 // Get implements kv.Engine.
 func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
-	if err := checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return 0, false, err
 	}
 	b, h := e.locate(key)
@@ -77,7 +77,7 @@ func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64
 }
 
 func (e *Engine) put(key string, value []byte, ttl time.Duration, nx bool, fence *int64) (bool, error) {
-	if err := checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return false, err
 	}
 	if err := kv.CheckTTL(ttl); err != nil {
@@ -155,7 +155,7 @@ const (
 )
 
 func (e *Engine) deleteIf(key string, cond deleteCond, token []byte) (bool, error) {
-	if err := checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return false, err
 	}
 	b, h := e.locate(key)
@@ -185,7 +185,7 @@ func (e *Engine) deleteIf(key string, cond deleteCond, token []byte) (bool, erro
 
 // Exists implements kv.Engine.
 func (e *Engine) Exists(key string) (bool, error) {
-	if err := checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return false, err
 	}
 	b, h := e.locate(key)
@@ -210,7 +210,7 @@ func (e *Engine) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, 
 // expire changes a live record's deadline in place: one atomic store, the
 // deadline being outside the checksum.
 func (e *Engine) expire(key string, token []byte, compare bool, ttl time.Duration) (bool, error) {
-	if err := checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return false, err
 	}
 	if err := kv.CheckTTL(ttl); err != nil {
@@ -252,7 +252,7 @@ func (e *Engine) TTLIfEq(key string, token []byte) (time.Duration, error) {
 }
 
 func (e *Engine) ttl(key string, token []byte, compare bool) (time.Duration, error) {
-	if err := checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return 0, err
 	}
 	b, h := e.locate(key)
@@ -278,7 +278,7 @@ func (e *Engine) ttl(key string, token []byte, compare bool) (time.Duration, err
 // Incr implements kv.Engine. The new value is a new record (the value is
 // under the checksum), published in place of the old one.
 func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
-	if err := checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return 0, err
 	}
 	if err := kv.CheckTTL(ttl); err != nil {
@@ -376,7 +376,7 @@ func (e *Engine) Flush() error {
 // Fence implements kv.Engine. The highest fence of a resource lives in a
 // fence record's deadline word, changed by one atomic store.
 func (e *Engine) Fence(resource string, fence int64) (bool, error) {
-	if err := checkKey(resource); err != nil {
+	if err := kv.CheckKey(resource); err != nil {
 		return false, err
 	}
 	b, h := e.locate(resource)

@@ -11,7 +11,7 @@ import (
 
 // LockAndGet implements kv.Engine.
 func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, key string, dst []byte) (bool, int, bool, error) {
-	if err := checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return false, 0, false, err
 	}
 	acquired, err := e.SetNX(lock, token, lockTTL)
@@ -26,7 +26,7 @@ func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, ke
 // its stripe lock; the value is written under its own stripe's lock after
 // (never both held: one stripe lock at a time).
 func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock string, token []byte, lockTTL time.Duration, release bool) (bool, error) {
-	if err := checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return false, err
 	}
 	if err := kv.CheckTTL(ttl); err != nil {

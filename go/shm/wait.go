@@ -3,6 +3,8 @@ package shm
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/ephpm/ephpm-kv/kv"
 )
 
 // WaitRelease implements kv.ReleaseWaiter. It sleeps on the key's stripe's
@@ -11,7 +13,7 @@ import (
 // or max passes. A change to another key of the stripe wakes it too: a
 // spurious wake-up, which the contract allows.
 func (e *Engine) WaitRelease(key string, max time.Duration) (bool, error) {
-	if err := checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return false, err
 	}
 	b, h := e.locate(key)
@@ -27,7 +29,7 @@ func (e *Engine) WaitRelease(key string, max time.Duration) (bool, error) {
 		e.unlock(st, false)
 		return true, nil
 	}
-	end, byTTL := now+int64(max), false
+	end, byTTL := addSat(now, int64(max)), false
 	if d != 0 && d < end {
 		end, byTTL = d, true
 	}

@@ -1,6 +1,9 @@
 package shm
 
 import (
+	"math"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -79,5 +82,26 @@ func TestWaitReleaseManyWaiters(t *testing.T) {
 		case <-time.After(3 * time.Second):
 			t.Fatal("a waiter was not woken")
 		}
+	}
+}
+
+// A max as long as time.Duration allows waits for the release, not wrap
+// into a deadline already passed. Signals (SIGURG, which the Go runtime
+// takes as a preemption request) interrupt the futex wait meanwhile: the
+// wait goes on after them.
+func TestWaitReleaseLongestMax(t *testing.T) {
+	e := newTestEngine(t, 1<<20, Config{})
+	e.SetNX("lock", []byte("A"), 0)
+	go func() {
+		for range 30 {
+			time.Sleep(time.Millisecond)
+			syscall.Kill(os.Getpid(), syscall.SIGURG)
+		}
+		e.DelIfEq("lock", []byte("A"))
+	}()
+	start := time.Now()
+	woken, _ := e.WaitRelease("lock", math.MaxInt64)
+	if d := time.Since(start); !woken || d < 30*time.Millisecond {
+		t.Fatalf("woken %v after %v, want true after the release (after 30 ms)", woken, d)
 	}
 }

@@ -26,7 +26,7 @@ func (s *Store) SetNXFenced(key string, value []byte, ttl time.Duration) (int64,
 
 // Fence implements kv.Engine.
 func (s *Store) Fence(resource string, fence int64) (bool, error) {
-	if err := s.checkKey(resource); err != nil {
+	if err := kv.CheckKey(resource); err != nil {
 		return false, err
 	}
 	// A stale fence is refused without allocating.
@@ -56,7 +56,7 @@ func (s *Store) Fence(resource string, fence int64) (bool, error) {
 
 // TTLIfEq implements kv.Engine.
 func (s *Store) TTLIfEq(key string, token []byte) (time.Duration, error) {
-	if err := s.checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return 0, err
 	}
 	it, ok := s.m.Load(key)

@@ -19,7 +19,7 @@ import (
 
 // Get implements kv.Engine.
 func (s *Store) Get(key string, dst []byte) (int, bool, error) {
-	if err := s.checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return 0, false, err
 	}
 	it, ok := s.m.Load(key)
@@ -54,7 +54,7 @@ func (s *Store) SetNX(key string, value []byte, ttl time.Duration) (bool, error)
 // store writes value at key; with nx only while no live entry exists. When
 // fence is not nil it receives a fence issued under the insert's lock.
 func (s *Store) store(key string, value []byte, ttl time.Duration, nx bool, fence *int64) (bool, error) {
-	if err := s.checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return false, err
 	}
 	if err := kv.CheckTTL(ttl); err != nil {
@@ -201,7 +201,7 @@ const (
 // deleteIf deletes a live key when cond holds for token, in one Compute.
 // An expired entry is reclaimed on the way and counts as absent.
 func (s *Store) deleteIf(key string, cond deleteCond, token []byte) (bool, error) {
-	if err := s.checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return false, err
 	}
 	var deleted bool
@@ -224,7 +224,7 @@ func (s *Store) deleteIf(key string, cond deleteCond, token []byte) (bool, error
 
 // Exists implements kv.Engine.
 func (s *Store) Exists(key string) (bool, error) {
-	if err := s.checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return false, err
 	}
 	it, ok := s.m.Load(key)
@@ -242,7 +242,7 @@ func (s *Store) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, e
 }
 
 func (s *Store) expire(key string, token []byte, compare bool, ttl time.Duration) (bool, error) {
-	if err := s.checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return false, err
 	}
 	if err := kv.CheckTTL(ttl); err != nil {
@@ -270,7 +270,7 @@ func (s *Store) expire(key string, token []byte, compare bool, ttl time.Duration
 
 // TTL implements kv.Engine.
 func (s *Store) TTL(key string) (time.Duration, error) {
-	if err := s.checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return 0, err
 	}
 	it, ok := s.m.Load(key)
@@ -290,7 +290,7 @@ func (s *Store) TTL(key string) (time.Duration, error) {
 
 // Incr implements kv.Engine.
 func (s *Store) Incr(key string, by int64, ttl time.Duration) (int64, error) {
-	if err := s.checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return 0, err
 	}
 	if err := kv.CheckTTL(ttl); err != nil {

@@ -11,7 +11,7 @@ import (
 
 // LockAndGet implements kv.Engine.
 func (s *Store) LockAndGet(lock string, token []byte, lockTTL time.Duration, key string, dst []byte) (bool, int, bool, error) {
-	if err := s.checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return false, 0, false, err
 	}
 	acquired, err := s.SetNX(lock, token, lockTTL)
@@ -28,7 +28,7 @@ func (s *Store) LockAndGet(lock string, token []byte, lockTTL time.Duration, key
 // lock renewed for lockTTL cannot expire, and no SetNX can take it, before
 // the write lands (unless lockTTL is shorter than the write takes).
 func (s *Store) SetIfLocked(key string, value []byte, ttl time.Duration, lock string, token []byte, lockTTL time.Duration, release bool) (bool, error) {
-	if err := s.checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return false, err
 	}
 	if err := kv.CheckTTL(ttl); err != nil {

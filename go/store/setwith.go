@@ -35,7 +35,7 @@ type SetResult struct {
 
 // SetWith is SET with all of Redis's options, decided in one Compute.
 func (s *Store) SetWith(key string, value []byte, opt SetOptions) (SetResult, error) {
-	if err := s.checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return SetResult{}, err
 	}
 	if err := kv.CheckTTL(opt.TTL); err != nil {
@@ -60,7 +60,7 @@ func (opt *SetOptions) allows(old *item, live bool) bool {
 // View calls fn with the live value at key without copying it when it is
 // stored plain; fn must not keep or modify it. false when absent.
 func (s *Store) View(key string, fn func(value []byte)) (bool, error) {
-	if err := s.checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return false, err
 	}
 	it, ok := s.m.Load(key)
@@ -79,7 +79,7 @@ func (s *Store) View(key string, fn func(value []byte)) (bool, error) {
 
 // Value returns a copy of the live value at key.
 func (s *Store) Value(key string) ([]byte, bool, error) {
-	if err := s.checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return nil, false, err
 	}
 	it, ok := s.m.Load(key)
@@ -93,7 +93,7 @@ func (s *Store) Value(key string) ([]byte, bool, error) {
 
 // Persist removes the expiry of a live key; false when it had none.
 func (s *Store) Persist(key string) (bool, error) {
-	if err := s.checkKey(key); err != nil {
+	if err := kv.CheckKey(key); err != nil {
 		return false, err
 	}
 	var done bool

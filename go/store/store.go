@@ -107,16 +107,6 @@ func (s *Store) Close() {
 // Config returns the effective configuration.
 func (s *Store) Config() Config { return s.cfg }
 
-func (s *Store) checkKey(key string) error {
-	switch {
-	case len(key) == 0:
-		return kv.ErrEmptyKey
-	case len(key) > kv.MaxKeySize:
-		return fmt.Errorf("%w: %d bytes, the limit is %d", kv.ErrKeyTooLarge, len(key), kv.MaxKeySize)
-	}
-	return nil
-}
-
 // newItem copies key and value into one allocation the store owns (the
 // value compressed when that saves at least 20%) and returns the owned key
 // that shares it. It runs before any lock is taken.

@@ -1,0 +1,184 @@
+package kvtest
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/ephpm/ephpm-kv/kv"
+)
+
+// Config is what the suite asks of a new engine. Every field is set.
+type Config struct {
+	MemoryLimit  int64 // bytes the store may hold (the engine may keep less: a segment has its own overhead)
+	MaxValueSize int64 // largest value accepted, before compression
+	CompressMin  int64 // values from this size are tried compressed; < 0: never
+}
+
+// DefaultConfig is the configuration of every check but the "full" ones.
+var DefaultConfig = Config{MemoryLimit: 16 << 20, MaxValueSize: 64 << 10, CompressMin: 1 << 10}
+
+// Target is an engine under test and what the suite must know of it. What
+// legitimately differs between engines is a field here, never a skip.
+type Target struct {
+	// Open returns a new, empty engine with cfg's limits, and peer, which
+	// opens another client of the same store (another connection, another
+	// attach of the segment) for the concurrent checks; a nil peer means
+	// the goroutines share e itself. The engine must not sweep expired
+	// entries in the background meanwhile: the stats checks count what a
+	// write reclaims.
+	Open func(t *testing.T, cfg Config) (e kv.Engine, peer func() kv.Engine)
+	// TTLResolution bounds how far a TTL read back may be from the one
+	// set, beyond the time that passed: 1 ns in process; in server mode
+	// TTLs travel in milliseconds (rounded up on the way in, truncated on
+	// the way out), so 2 ms.
+	TTLResolution time.Duration
+	// WaitsOnRelease: the engine implements kv.ReleaseWaiter (the shared
+	// segment's futex words); the others let waiters back off instead.
+	WaitsOnRelease bool
+}
+
+// Run runs every semantic check on engines from target. Each subtest opens
+// its own engine.
+func Run(t *testing.T, target Target) {
+	open := func(t *testing.T, cfg Config) *harness {
+		t.Helper()
+		e, peer := target.Open(t, cfg)
+		if peer == nil {
+			peer = func() kv.Engine { return e }
+		}
+		return &harness{t: t, e: e, peer: peer, cfg: cfg, target: target}
+	}
+	checks := []struct {
+		name  string
+		cfg   Config
+		check func(h *harness)
+	}{
+		{"GetSet", DefaultConfig, checkGetSet},
+		{"GetBuffer", DefaultConfig, checkGetBuffer},
+		{"SetNX", DefaultConfig, checkSetNX},
+		{"Del", DefaultConfig, checkDel},
+		{"DelIfEq", DefaultConfig, checkDelIfEq},
+		{"Exists", DefaultConfig, checkExists},
+		{"Expire", DefaultConfig, checkExpire},
+		{"ExpireIfEq", DefaultConfig, checkExpireIfEq},
+		{"TTL", DefaultConfig, checkTTLValues},
+		{"TTLIfEq", DefaultConfig, checkTTLIfEq},
+		{"TTLRange", DefaultConfig, func(h *harness) {
+			seed := uint64(time.Now().UnixNano())
+			h.t.Logf("seed %d", seed)
+			CheckTTLs(h.t, h.e, target.TTLResolution, TTLInputs(rand.New(rand.NewPCG(seed, seed)), 300))
+		}},
+		{"Incr", DefaultConfig, checkIncr},
+		{"Fences", DefaultConfig, checkFences},
+		{"Flush", DefaultConfig, checkFlush},
+		{"Session", DefaultConfig, func(h *harness) { CheckSessionOps(h.t, h.e) }},
+		{"SessionRefuse", DefaultConfig, func(h *harness) {
+			CheckSessionOpsRefuse(h.t, h.e, make([]byte, h.cfg.MaxValueSize+1))
+		}},
+		{"SessionsSerialize", DefaultConfig, func(h *harness) { CheckSessionsSerialize(h.t, h.peer, 6, 100) }},
+		{"EmptyKey", DefaultConfig, checkEmptyKey},
+		{"KeyTooLarge", DefaultConfig, checkKeyTooLarge},
+		{"ValueTooLarge", DefaultConfig, checkValueTooLarge},
+		{"Full", fullConfig, checkFull},
+		{"FullReclaimsExpired", fullConfig, checkFullReclaimsExpired},
+		{"MutualExclusion", DefaultConfig, checkMutualExclusion},
+		{"OneWinner", DefaultConfig, checkOneWinner},
+		{"IncrExact", DefaultConfig, checkIncrExact},
+		{"FencesConcurrent", DefaultConfig, checkFencesConcurrent},
+		{"WaitRelease", DefaultConfig, checkWaitRelease},
+		{"Stats", DefaultConfig, checkStats},
+		{"StatsCompressionOff", Config{MemoryLimit: 16 << 20, MaxValueSize: 64 << 10, CompressMin: -1}, checkStatsCompressionOff},
+	}
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) { c.check(open(t, c.cfg)) })
+	}
+}
+
+// harness is one subtest's engine with helpers that fail the test on
+// errors it does not expect.
+type harness struct {
+	t      *testing.T
+	e      kv.Engine
+	peer   func() kv.Engine
+	cfg    Config
+	target Target
+}
+
+func (h *harness) noErr(what string, err error) {
+	h.t.Helper()
+	if err != nil {
+		h.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+func (h *harness) set(key, value string, ttl time.Duration) {
+	h.t.Helper()
+	h.noErr("Set "+key, h.e.Set(key, []byte(value), ttl))
+}
+
+// get reads key through the two-call buffer protocol, as the C side does.
+func (h *harness) get(key string) (string, bool) {
+	h.t.Helper()
+	buf := make([]byte, 8)
+	for {
+		n, found, err := h.e.Get(key, buf)
+		h.noErr("Get "+key, err)
+		if !found {
+			return "", false
+		}
+		if n <= len(buf) {
+			return string(buf[:n]), true
+		}
+		buf = make([]byte, n)
+	}
+}
+
+// value is get's value, "(absent)" when there is none.
+func (h *harness) value(key string) string {
+	h.t.Helper()
+	if v, ok := h.get(key); ok {
+		return v
+	}
+	return "(absent)"
+}
+
+func (h *harness) ttl(key string) time.Duration {
+	h.t.Helper()
+	d, err := h.e.TTL(key)
+	h.noErr("TTL "+key, err)
+	return d
+}
+
+func (h *harness) exists(key string) bool {
+	h.t.Helper()
+	ok, err := h.e.Exists(key)
+	h.noErr("Exists "+key, err)
+	return ok
+}
+
+func (h *harness) stats() kv.Stats {
+	h.t.Helper()
+	st, err := h.e.Stats()
+	h.noErr("Stats", err)
+	return st
+}
+
+// within: d is a time left for a ttl set at most elapsed ago.
+func (h *harness) within(d, ttl, elapsed time.Duration) bool {
+	r := h.target.TTLResolution
+	return d > 0 && d <= ttl+r && d >= ttl-elapsed-r
+}
+
+// expireSoon is a ttl short enough to wait out and long enough that the
+// key is still there for the next call or two.
+const expireSoon = 30 * time.Millisecond
+
+// waitExpiry sleeps past expireSoon.
+func waitExpiry() { time.Sleep(2 * expireSoon) }
+
+// compressible is a value from n bytes that compresses well.
+func compressible(n int) string {
+	return string(bytes.Repeat([]byte("lock-token-0123456789;"), n/22+1))[:n]
+}
