@@ -135,6 +135,9 @@ type stripe struct {
 	expired int64       // 80
 	reject  int64       // 88
 	jOut    uint64      // 96: journal: block being moved to another stripe's list (see steal)
+	// 104: a lower bound of the deadlines of the stripe's records (0 =
+	// none has one): a reclaim pass skips stripes where nothing expired.
+	minDL int64
 }
 
 var _ [stripeBytes - unsafe.Sizeof(stripe{})]byte // the struct fits its slot

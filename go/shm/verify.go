@@ -54,6 +54,9 @@ func (e *Engine) Verify() error {
 				}
 				r := e.rec(off)
 				cnt.add(r)
+				if r.kind == kindUser && r.deadline != 0 && (st.minDL == 0 || r.deadline < st.minDL) {
+					report("stripe %d: record at %d expires at %d, before the stripe's earliest deadline %d", si, off, r.deadline, st.minDL)
+				}
 				blocks = append(blocks, block{off, classSizes[r.class]})
 			}
 		}
