@@ -55,6 +55,11 @@ func checkErrorCodes(t *testing.T) {
 		}
 		covered[ec.name] = true
 	}
+	for _, e := range kv.Errors {
+		if codeOf(e) == codeInternal {
+			t.Errorf("%v has no EPHPM_KV_E_ code of its own: PHP would see INTERNAL", e)
+		}
+	}
 	if header["INTERNAL"] != codeInternal {
 		t.Errorf("codeInternal = %d, EPHPM_KV_E_INTERNAL = %d", codeInternal, header["INTERNAL"])
 	}

@@ -3,6 +3,8 @@ package kv
 import (
 	"errors"
 	"fmt"
+	"os"
+	"regexp"
 	"testing"
 )
 
@@ -65,5 +67,33 @@ func TestRESPRepliesKeepTheirWording(t *testing.T) {
 	// Redis's own OOM reply, without the engine's detail.
 	if got, detail, ok := ParseRESPError("OOM command not allowed when used memory > 'maxmemory'."); got != ErrFull || detail != "" || !ok {
 		t.Errorf("Redis's OOM: %v, %q, %v", got, detail, ok)
+	}
+}
+
+// Every engine error declared in engine.go is in Errors, and crosses RESP
+// with its kind unless only a client meets it.
+func TestRESPErrorsCoverEngineErrors(t *testing.T) {
+	src, err := os.ReadFile("engine.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := regexp.MustCompile(`(?m)^\s*(Err\w+)\s*= errors\.New`).FindAllStringSubmatch(string(src), -1)
+	seen := map[error]bool{}
+	for _, e := range Errors {
+		if seen[e] {
+			t.Errorf("%v twice in Errors", e)
+		}
+		seen[e] = true
+	}
+	if len(declared) != len(seen) {
+		t.Errorf("engine.go declares %d errors, Errors lists %d", len(declared), len(seen))
+	}
+	for _, e := range Errors {
+		if ClientSide(e) {
+			continue
+		}
+		if got, _, ok := ParseRESPError(RESPReply(e)); !ok || got != e {
+			t.Errorf("%v has no RESP reply of its own (%q)", e, RESPReply(e))
+		}
 	}
 }

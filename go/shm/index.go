@@ -110,6 +110,14 @@ func (e *Engine) account(st *stripe, r *record) {
 	if r.flags&flagCompressed != 0 {
 		st.comp++
 	}
+	st.noteDeadline(r.deadline)
+}
+
+// noteDeadline keeps minDL a lower bound of the stripe's deadlines.
+func (st *stripe) noteDeadline(d int64) {
+	if d != 0 && (st.minDL == 0 || d < st.minDL) {
+		st.minDL = d
+	}
 }
 
 func (e *Engine) unaccount(st *stripe, r *record) {
@@ -126,18 +134,25 @@ func (e *Engine) unaccount(st *stripe, r *record) {
 
 // reclaimExpired removes every expired record, stripe by stripe (holding
 // one lock at a time); a write that found no free block calls it before
-// reporting the store full.
+// reporting the store full. Stripes whose earliest deadline is still
+// ahead are skipped: a segment full of live records refuses a write
+// without walking them.
 func (e *Engine) reclaimExpired() {
 	now := nanotime()
 	for si := uint64(0); si < e.stripes; si++ {
 		st := e.lockStripe(si)
-		n := e.reclaimStripe(si, st, now)
+		n := 0
+		if st.minDL != 0 && st.minDL <= now {
+			n = e.reclaimStripe(si, st, now)
+		}
 		e.unlock(st, n > 0)
 	}
 }
 
-// reclaimStripe removes the expired records of stripe si (locked).
+// reclaimStripe removes the expired records of stripe si (locked) and
+// sets minDL to the earliest deadline left.
 func (e *Engine) reclaimStripe(si uint64, st *stripe, now int64) (n int) {
+	st.minDL = 0
 	for b := si; b < e.buckets; b += e.stripes {
 		link := e.bucket(b)
 		for off := *link; off != 0; off = *link {
@@ -150,6 +165,9 @@ func (e *Engine) reclaimStripe(si uint64, st *stripe, now int64) (n int) {
 				st.expired++
 				n++
 				continue
+			}
+			if r.kind == kindUser {
+				st.noteDeadline(r.deadline)
 			}
 			link = &r.next
 		}

@@ -135,6 +135,9 @@ type stripe struct {
 	expired int64       // 80
 	reject  int64       // 88
 	jOut    uint64      // 96: journal: block being moved to another stripe's list (see steal)
+	// 104: a lower bound of the deadlines of the stripe's records (0 =
+	// none has one): a reclaim pass skips stripes where nothing expired.
+	minDL int64
 }
 
 var _ [stripeBytes - unsafe.Sizeof(stripe{})]byte // the struct fits its slot
@@ -196,19 +199,24 @@ func (e *Engine) formatOrWait() error {
 	init := e.word(hInit)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
+		// Someone else's data is never formatted over: a magic that is
+		// set and not ours, or an init word no formatter writes, refuses.
+		if m := atomic.LoadUint64(e.word(hMagic)); m != 0 && string(e.mem[hMagic:hMagic+8]) != segMagic {
+			return e.incompatible()
+		}
 		st := atomic.LoadUint64(init)
 		switch {
 		case st == initReady:
 			return nil
 		case st == initZero:
-			if m := e.word(hMagic); atomic.LoadUint64(m) != 0 {
-				return e.incompatible()
-			}
 			if atomic.CompareAndSwapUint64(init, initZero, self()) {
 				e.format()
 				atomic.StoreUint64(init, initReady)
 				return nil
 			}
+		case !plausibleOwner(st):
+			return fmt.Errorf("%w: the segment's init word %#x is not ephpm-kv's; this process wants layout v%d / %s",
+				ErrIncompatible, st, layoutVersion, sizeString(e.size))
 		case !ownerAlive(st):
 			if atomic.CompareAndSwapUint64(init, st, self()) {
 				e.format()
@@ -222,6 +230,12 @@ func (e *Engine) formatOrWait() error {
 			time.Sleep(time.Millisecond)
 		}
 	}
+}
+
+// plausibleOwner: w could be an owner word (a pid the kernel can issue).
+func plausibleOwner(w uint64) bool {
+	pid := uint32(w) &^ waitersBit
+	return pid > 0 && pid <= 1<<22 && uint32(w)&waitersBit == 0
 }
 
 // format writes the header of a fresh segment. The rest is valid zeroed:

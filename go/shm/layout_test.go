@@ -67,6 +67,20 @@ func TestIncompatibleSegments(t *testing.T) {
 	if _, err := Attach(junk, Config{}); !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "not an ephpm-kv segment") {
 		t.Fatalf("junk: %v", err)
 	}
+	// Junk everywhere, the init word too: refused, not formatted over.
+	junk2, _ := MapAnonymous(1 << 20)
+	defer Unmap(junk2)
+	for i := range junk2 {
+		junk2[i] = 0x5a
+	}
+	if _, err := Attach(junk2, Config{}); !errors.Is(err, ErrIncompatible) || junk2[4096] != 0x5a {
+		t.Fatalf("junk everywhere: %v", err)
+	}
+	// Zero where the magic goes, junk in the init word.
+	clear(junk2[:8])
+	if _, err := Attach(junk2, Config{}); !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "init word") {
+		t.Fatalf("junk init word: %v", err)
+	}
 	// Too small.
 	small, _ := MapAnonymous(64 << 10)
 	defer Unmap(small)
@@ -107,5 +121,14 @@ func TestGeometry(t *testing.T) {
 	}
 	if g := geometryFor(64 << 20); g.stripes != 256 || g.buckets != 128<<10 {
 		t.Fatalf("64 MiB: %d stripes %d buckets", g.stripes, g.buckets)
+	}
+}
+
+func TestClassFor(t *testing.T) {
+	for n := uint64(0); n < 1<<20; n++ {
+		c := classFor(n)
+		if classSizes[c] < n || (c > 0 && classSizes[c-1] >= n) {
+			t.Fatalf("classFor(%d) = %d (%d bytes)", n, c, classSizes[c])
+		}
 	}
 }

@@ -21,8 +21,14 @@ type stripeMutex struct{ word uint64 }
 const (
 	waitersBit = 1 << 31 // pids stay below 2^22 (PID_MAX_LIMIT)
 
-	spinTries = 100                  // CAS attempts (each after a Gosched) before sleeping
-	waitSlice = 5 * time.Millisecond // longest futex sleep between checks
+	spinTries = 100 // CAS attempts (each after a Gosched) before sleeping
+)
+
+// Bounds of the slow path (vars so tests can stretch them): a sleeping
+// waiter looks at the owner again after at most waitSlice, and reads /proc
+// at most every checkGap, so a dead owner is found within ~10 ms.
+var (
+	waitSlice = 5 * time.Millisecond // longest futex sleep
 	checkGap  = 5 * time.Millisecond // least time between liveness checks
 )
 
@@ -30,6 +36,11 @@ const (
 // the lock held (tests pause or kill the holder there). Set it before any
 // locking starts.
 var testHookLocked func()
+
+// testHookSlowLock, if set, is told how long each lock that missed its
+// first CAS waited and whether it took over from a dead owner (the kill
+// storm reports both). Set it before any locking starts.
+var testHookSlowLock func(waited time.Duration, ownerDied bool)
 
 // lowHalf is the byte offset of the word's low 32 bits: the futex address.
 var lowHalf = func() uintptr {
@@ -54,7 +65,13 @@ func (m *stripeMutex) lock() (ownerDied bool) {
 		}
 		return false
 	}
-	ownerDied = m.lockSlow()
+	if testHookSlowLock != nil {
+		t0 := time.Now()
+		ownerDied = m.lockSlow()
+		testHookSlowLock(time.Since(t0), ownerDied)
+	} else {
+		ownerDied = m.lockSlow()
+	}
 	if testHookLocked != nil {
 		testHookLocked()
 	}

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -190,7 +191,14 @@ func TestMutexTakesOverReusedPid(t *testing.T) {
 		var m stripeMutex
 		m.word = ownerWord(pid, st+1)
 		t0 := time.Now()
-		died := m.lock()
+		res := make(chan bool, 1)
+		go func() { res <- m.lock() }()
+		var died bool
+		select {
+		case died = <-res:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("pid %d: lock over a reused pid's word still waiting after 5 s", pid)
+		}
 		took := time.Since(t0)
 		if !died {
 			t.Errorf("pid %d: lock over a reused pid's word: ownerDied false", pid)
@@ -323,5 +331,63 @@ func BenchmarkSyncMutexUncontended(b *testing.B) {
 	for b.Loop() {
 		m.Lock()
 		m.Unlock()
+	}
+}
+
+// TestFutexWake: futexWake wakes a futexWait long before its
+// timeout; a value that differs returns at once.
+func TestFutexWake(t *testing.T) {
+	mem := mapAnon(t, 4096)
+	addr := (*uint32)(unsafe.Pointer(&mem[0]))
+	*addr = 1
+	t0 := time.Now()
+	futexWait(addr, 2, 10*time.Second)
+	if d := time.Since(t0); d > time.Second {
+		t.Fatalf("futexWait on a changed value slept %v", d)
+	}
+	woke := make(chan time.Duration)
+	go func() {
+		t0 := time.Now()
+		futexWait(addr, 1, 10*time.Second)
+		woke <- time.Since(t0)
+	}()
+	// Wake until the sleeper returns (it may not be asleep yet).
+	for {
+		select {
+		case d := <-woke:
+			if d > 5*time.Second {
+				t.Fatalf("futexWait ran to its timeout (%v): futexWake did not wake it", d)
+			}
+			return
+		case <-time.After(20 * time.Millisecond):
+			futexWake(addr, 1)
+		}
+	}
+}
+
+// TestMutexUnlockWakesSleeper: with 10 s sleeps, a waiter asleep on a held
+// mutex gets it promptly when it is unlocked: unlock woke it.
+func TestMutexUnlockWakesSleeper(t *testing.T) {
+	defer func(w time.Duration) { waitSlice = w }(waitSlice)
+	waitSlice = 10 * time.Second
+	var m stripeMutex
+	m.lock()
+	got := make(chan time.Time)
+	go func() {
+		m.lock()
+		got <- time.Now()
+		m.unlock()
+	}()
+	for i := 0; atomic.LoadUint64(&m.word)&waitersBit == 0; i++ {
+		if i == 2000 {
+			t.Fatal("the waiter never set the waiters bit")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // into the futex wait
+	t0 := time.Now()
+	m.unlock()
+	if d := (<-got).Sub(t0); d > 2*time.Second {
+		t.Fatalf("the sleeper got the lock %v after the unlock", d)
 	}
 }

@@ -15,8 +15,24 @@ var classSizes = func() (s [maxClasses]uint64) {
 	return
 }()
 
+// smallClass maps (n+15)/16 to classFor(n) for records up to 4 KiB: one
+// load on the hot path instead of a binary search.
+var smallClass = func() (t [4096/16 + 1]uint8) {
+	for i := range t {
+		t[i] = uint8(classSearch(uint64(i) * 16))
+	}
+	return
+}()
+
 // classFor is the smallest class holding n bytes (maxClasses-1 for more).
 func classFor(n uint64) int {
+	if n <= 4096 {
+		return int(smallClass[(n+15)/16])
+	}
+	return classSearch(n)
+}
+
+func classSearch(n uint64) int {
 	lo, hi := 0, maxClasses-1
 	for lo < hi {
 		mid := (lo + hi) / 2

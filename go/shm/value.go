@@ -23,19 +23,28 @@ var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return 
 
 func (e *Engine) prepare(value []byte) (prepared, error) {
 	if int64(len(value)) > e.maxValue {
-		return prepared{}, fmt.Errorf("%w: %d bytes, max_value_size is %d", kv.ErrValueTooLarge, len(value), e.maxValue)
+		return prepared{}, e.tooLarge(len(value))
 	}
-	p := prepared{stored: value, plainLen: len(value)}
 	if e.compressMin > 0 && int64(len(value)) >= e.compressMin {
-		p.buf = encodeBufs.Get().(*[]byte)
-		if need := s2.MaxEncodedLen(len(value)); cap(*p.buf) < need {
-			*p.buf = make([]byte, need)
-		}
-		if enc := s2.Encode((*p.buf)[:cap(*p.buf)], value); len(enc) <= len(value)-len(value)/5 {
-			p.stored, p.compressed = enc, true
-		}
+		return e.compress(value), nil
 	}
-	return p, nil
+	return prepared{stored: value, plainLen: len(value)}, nil
+}
+
+func (e *Engine) tooLarge(n int) error {
+	return fmt.Errorf("%w: %d bytes, max_value_size is %d", kv.ErrValueTooLarge, n, e.maxValue)
+}
+
+func (e *Engine) compress(value []byte) prepared {
+	p := prepared{stored: value, plainLen: len(value)}
+	p.buf = encodeBufs.Get().(*[]byte)
+	if need := s2.MaxEncodedLen(len(value)); cap(*p.buf) < need {
+		*p.buf = make([]byte, need)
+	}
+	if enc := s2.Encode((*p.buf)[:cap(*p.buf)], value); len(enc) <= len(value)-len(value)/5 {
+		p.stored, p.compressed = enc, true
+	}
+	return p
 }
 
 func (p *prepared) release() {

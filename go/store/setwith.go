@@ -66,6 +66,9 @@ func (s *Store) View(key string, fn func(value []byte)) (bool, error) {
 	it, ok := s.m.Load(key)
 	if !ok || it.expired() {
 		s.misses.Inc()
+		if ok {
+			s.reapIfExpired(key) // as Get does: a read gives the memory back
+		}
 		return false, nil
 	}
 	s.hits.Inc()

@@ -114,13 +114,13 @@ func valueOps(value []byte) map[string]func(e kv.Engine) error {
 func checkValueTooLarge(h *harness) {
 	limit := int(h.cfg.MaxValueSize)
 	for _, kind := range []string{"compressible", "incompressible"} {
-		make := func(n int) []byte {
+		valueOf := func(n int) []byte {
 			if kind == "compressible" {
 				return []byte(compressible(n))
 			}
 			return noise(n)
 		}
-		for name, op := range valueOps(make(limit + 1)) {
+		for name, op := range valueOps(valueOf(limit + 1)) {
 			if _, err := h.e.Del("k"); err != nil {
 				h.t.Fatal(err)
 			}
@@ -131,7 +131,7 @@ func checkValueTooLarge(h *harness) {
 				h.t.Errorf("%s stored a refused value", name)
 			}
 		}
-		at := make(limit)
+		at := valueOf(limit)
 		for name, op := range valueOps(at) {
 			if _, err := h.e.Del("k"); err != nil {
 				h.t.Fatal(err)
@@ -150,14 +150,20 @@ var fullConfig = Config{MemoryLimit: 512 << 10, MaxValueSize: 16 << 10, Compress
 
 // fill writes persistent (or ttl) values under new keys, shrinking the
 // value as the store fills, until even a one-byte value is refused with
-// kv.ErrFull. It returns the keys and values stored.
-func (h *harness) fill(prefix string, ttl time.Duration) map[string]string {
+// kv.ErrFull. It returns the keys and values stored, or ok false when
+// filling took longer than half of a positive ttl (some entries may have
+// expired and been reclaimed meanwhile: stored would not be what fits).
+func (h *harness) fill(prefix string, ttl time.Duration) (stored map[string]string, ok bool) {
 	t := h.t
-	stored := map[string]string{}
+	start := time.Now()
+	stored = map[string]string{}
 	for _, size := range []int{8 << 10, 512, 1} {
 		for {
 			if len(stored) > 100_000 {
 				t.Fatalf("%d entries in a store of %d bytes and never full", len(stored), h.cfg.MemoryLimit)
+			}
+			if ttl > 0 && time.Since(start) > ttl/2 {
+				return nil, false
 			}
 			key, value := fmt.Sprintf("%s%08d", prefix, len(stored)), string(noise(size))
 			err := h.e.Set(key, []byte(value), ttl)
@@ -168,14 +174,14 @@ func (h *harness) fill(prefix string, ttl time.Duration) map[string]string {
 			stored[key] = value
 		}
 	}
-	return stored
+	return stored, true
 }
 
 // A full store refuses writes with kv.ErrFull (setnx included: never a
 // false "held"), counts them, and keeps every live entry.
 func checkFull(h *harness) {
 	t := h.t
-	stored := h.fill("fill:", 0)
+	stored, _ := h.fill("fill:", 0)
 	if len(stored) == 0 {
 		t.Fatal("not even one entry fitted")
 	}
@@ -229,8 +235,18 @@ func falseIsWrong(ok bool) error {
 // Expired entries are reclaimed before a write is refused as full.
 func checkFullReclaimsExpired(h *harness) {
 	t := h.t
-	stored := h.fill("short:", expireSoon)
-	waitExpiry()
+	// A ttl the fill takes well under: longer on a slow machine.
+	var stored map[string]string
+	ttl := 100 * time.Millisecond
+	for ok := false; !ok; ttl *= 2 {
+		if ttl > 30*time.Second {
+			t.Fatal("filling the store takes over 15 s")
+		}
+		h.noErr("Flush", h.e.Flush())
+		if stored, ok = h.fill("short:", ttl); ok {
+			time.Sleep(ttl + expireSoon) // every deadline has passed
+		}
+	}
 	// The same sizes again, under keys as long, without expiry: every one
 	// fits in the room the expired ones leave.
 	i := 0
