@@ -73,6 +73,8 @@ func (e *Engine) alloc(si uint64, st *stripe, n uint64) (off, class uint64) {
 			return e.pop(si, st, k), k
 		}
 	}
+	// A bump claim lost to another stripe may have left its intent.
+	st.jAlloc = 0
 	return 0, 0
 }
 
