@@ -23,7 +23,7 @@ const (
 	minStripes     = 8
 	maxStripes     = 4096
 	bytesPerStripe = 256 << 10
-	bytesPerBucket = 512
+	bytesPerBucket = 256 // at most ~2 records a chain when the segment is full of lock-sized records
 	arenaAlign     = 64
 	// MaxSize is the largest segment: journal words hold 40-bit offsets.
 	MaxSize = 1 << offsetBits
