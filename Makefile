@@ -15,7 +15,7 @@ GO_SRC    := $(shell find go -name '*.go' -o -name '*.h' -o -name '*.c' -o -name
 EXT_SRC   := config.m4 $(wildcard ext/*.c ext/*.h) go/capi/ephpm_kv_ops.h
 ABI_TEST  := $(BUILD)/out/abi_stress
 
-.PHONY: all deps demo test test-go test-hostile test-abi test-php test-fpm test-interop test-stubs test-valgrind bench bench-sessions stubs clean
+.PHONY: all deps demo test test-go test-hostile test-abi test-php test-fpm test-interop test-stubs test-valgrind bench bench-sessions bench-idle stubs clean
 
 all: deps $(LIB) $(EXT) $(SERVER)
 
@@ -44,7 +44,7 @@ test: all test-stubs test-go test-hostile test-abi test-php test-fpm test-intero
 
 test-go:
 	cd go && test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt needed"; exit 1; }
-	cd go && go vet ./... && go test -race -count=1 ./...
+	cd go && go vet ./... && go vet -tags benchfloor ./capi && go test -race -count=1 ./...
 
 # Hostile clients against the built server binary, its RSS read from /proc.
 test-hostile: all
@@ -99,17 +99,30 @@ test-stubs:
 stubs:
 	build/gen-stub.sh -f
 
-bench: all
+# The floor of the lock path: setnx and del_if_eq return at once (floor.go).
+FLOOR_LIB := $(BUILD)/out/floor/libephpm_kv.so
+$(FLOOR_LIB): $(GO_SRC)
+	cd go && go build -tags benchfloor -trimpath -buildmode=c-shared -o ../$(FLOOR_LIB) ./capi
+	@rm -f $(BUILD)/out/floor/libephpm_kv.h
+
+bench: all $(FLOOR_LIB)
 	@build/deps.sh bench
 	@mkdir -p $(BUILD)/out
-	cd go && go test -run '^$$' -bench . -benchmem -count 5 ./store/ | tee ../$(BUILD)/out/go-bench.txt
-	$(PHP) -n -d extension=$(CURDIR)/$(EXT) -d extension=apcu -d apc.enable_cli=1 bench/lock_pair.php
+	cd go && go test -run '^$$' -bench . -benchmem -count 5 ./store/ ./shm/ | tee ../$(BUILD)/out/go-bench.txt
+	$(PHP) -n bench/lock_pair.php
 	bench/server.sh
 	bench/sessions.sh
+	bench/idle_workers.sh
 
-# Sessions end to end (nginx -> php-fpm): ephpm server mode next to phpredis.
+# Sessions end to end (nginx -> php-fpm): the shared engine, ephpm server
+# mode, phpredis, php-memcached and files.
 bench-sessions: all
 	bench/sessions.sh
+
+# Private memory, threads and idle CPU of 50 idle php-fpm workers per engine.
+bench-idle: all
+	@build/deps.sh bench
+	bench/idle_workers.sh
 
 clean:
 	rm -rf $(BUILD)/out $(LIB) $(EXT) $(SERVER) $(BUILD)/*.h

@@ -1,129 +1,172 @@
 <?php
-// ns per lock acquire+release pair (and per get / set) for ephpm next to APCu
-// and a plain PHP array, measured in the same run. Rounds are interleaved so
-// machine noise hits every contender alike; medians are reported.
+// make bench's lock figures, every contender in the same run:
+//  1. ns per lock pair (and per get / set of 100 B) from one PHP process:
+//     the shared engine (no ephpm settings), the in-process Go map
+//     (ephpm.shm_size=0), the floor build (setnx and del_if_eq return at
+//     once: PHP + extension + two C->Go crossings), APCu and Yac.
+//  2. total lock pairs per second of 2 processes on one lock, and on one
+//     lock each: the shared engine next to APCu.
+// Each sample is a fresh PHP process with only its contender's extension
+// loaded (bench/lock_pair_loop.php says exactly which calls a pair makes);
+// the contenders take turns in every round, so the machine's noise hits all
+// alike. Medians and ranges over the rounds.
 //
-// APCu has no compare-and-delete, so its release is the GET-compare-DEL in
-// two calls that the seeds warn about: it is the fastest APCu can do, and
-// not atomic.
-//
-// php -n -d extension=build/ephpm.so -d extension=apcu -d apc.enable_cli=1 bench/lock_pair.php
+// Usage: php bench/lock_pair.php   (after make all, the floor library and
+// build/deps.sh bench; make bench does all of that)
+// Knobs: ROUNDS (9) ITERATIONS (200000) CONTEND_ROUNDS (5) CONTEND_SECONDS (1)
 
-const ITERATIONS = 200_000;
-const ROUNDS = 9;
+$root = dirname(__DIR__);
+$rounds = (int)(getenv('ROUNDS') ?: 9);
+$iterations = (int)(getenv('ITERATIONS') ?: 200_000);
+$contendRounds = (int)(getenv('CONTEND_ROUNDS') ?: 5);
+$contendSeconds = (float)(getenv('CONTEND_SECONDS') ?: 1);
+$ext = "$root/build/ephpm.so";
+$floorLib = "$root/build/out/floor/libephpm_kv.so";
+$yacSo = "$root/build/out/yac/yac.so";
 
-$token = bin2hex(random_bytes(16));
-$value = str_repeat('v', 100);
-$haveApcu = function_exists('apcu_add') && apcu_enabled();
-
-$cases = [
-    'lock pair' => [
-        'ephpm' => function (int $n) use ($token) {
-            for ($i = 0; $i < $n; $i++) {
-                ephpm_kv_setnx('lock:bench', $token, 30);
-                ephpm_kv_del_if_eq('lock:bench', $token);
-            }
-        },
-        'apcu' => function (int $n) use ($token) {
-            for ($i = 0; $i < $n; $i++) {
-                apcu_add('lock:bench', $token, 30);
-                if (apcu_fetch('lock:bench') === $token) {
-                    apcu_delete('lock:bench');
-                }
-            }
-        },
-        'array' => function (int $n) use ($token) {
-            $store = [];
-            for ($i = 0; $i < $n; $i++) {
-                if (!isset($store['lock:bench'])) {
-                    $store['lock:bench'] = $token;
-                }
-                if ($store['lock:bench'] === $token) {
-                    unset($store['lock:bench']);
-                }
-            }
-        },
-    ],
-    'get (100 B)' => [
-        'ephpm' => function (int $n) {
-            for ($i = 0; $i < $n; $i++) {
-                ephpm_kv_get('bench:value');
-            }
-        },
-        'apcu' => function (int $n) {
-            for ($i = 0; $i < $n; $i++) {
-                apcu_fetch('bench:value');
-            }
-        },
-        'array' => function (int $n) use ($value) {
-            $store = ['bench:value' => $value];
-            for ($i = 0; $i < $n; $i++) {
-                $v = $store['bench:value'] ?? null;
-            }
-        },
-    ],
-    'set (100 B)' => [
-        'ephpm' => function (int $n) use ($value) {
-            for ($i = 0; $i < $n; $i++) {
-                ephpm_kv_set('bench:value', $value);
-            }
-        },
-        'apcu' => function (int $n) use ($value) {
-            for ($i = 0; $i < $n; $i++) {
-                apcu_store('bench:value', $value);
-            }
-        },
-        'array' => function (int $n) use ($value) {
-            $store = [];
-            for ($i = 0; $i < $n; $i++) {
-                $store['bench:value'] = $value;
-            }
-        },
-    ],
+// label => [loop contender, ini settings, expected to share across
+// processes, the engine ephpm_kv_stats() must report]
+$contenders = [
+    'shared engine' => ['ephpm', ['extension' => $ext], true, 'shm'],
+    'Go map' => ['ephpm', ['extension' => $ext, 'ephpm.shm_size' => '0'], false, 'map'],
+    'floor' => ['floor', ['extension' => $ext, 'ephpm.library' => $floorLib], null, ''],
+    'APCu' => ['apcu', ['extension' => 'apcu', 'apc.enable_cli' => '1'], true, ''],
+    'Yac' => ['yac', ['extension' => $yacSo, 'yac.enable_cli' => '1'], true, ''],
+];
+$calls = [
+    'ephpm' => 'ephpm_kv_setnx(k, t, 30) + ephpm_kv_del_if_eq(k, t)',
+    'floor' => 'the same two calls, returning at once in Go',
+    'apcu' => 'apcu_add(k, t, 30) + apcu_fetch(k) === t + apcu_delete(k)',
+    'yac' => 'Yac::add(k, t, 30) + Yac::get(k) === t + Yac::delete(k)',
 ];
 
-ephpm_kv_set('bench:value', $value);
-if ($haveApcu) {
-    apcu_store('bench:value', $value);
+foreach ([$ext, $floorLib] as $f) {
+    is_file($f) || die("lock_pair: $f missing: run make bench (it builds it)\n");
+}
+if (!is_file($yacSo)) {
+    fwrite(STDERR, "lock_pair: $yacSo missing (build/deps.sh bench extracts it): no Yac row\n");
+    unset($contenders['Yac']);
 }
 
-$samples = [];
-foreach ($cases as $case => $contenders) {
-    foreach ($contenders as $name => $fn) {
-        if ($name === 'apcu' && !$haveApcu) {
-            continue;
-        }
-        $fn(10_000); // warm up
+// run(label, mode, amount): the decoded JSON line of one sample process.
+function run(string $label, string $mode, string $amount): array
+{
+    global $contenders;
+    [$loop, $ini, , $engine] = $contenders[$label];
+    $cmd = [PHP_BINARY, '-n'];
+    foreach ($ini as $k => $v) {
+        array_push($cmd, '-d', "$k=$v");
     }
-}
-for ($round = 0; $round < ROUNDS; $round++) {
-    foreach ($cases as $case => $contenders) {
-        foreach ($contenders as $name => $fn) {
-            if ($name === 'apcu' && !$haveApcu) {
-                continue;
-            }
-            $start = hrtime(true);
-            $fn(ITERATIONS);
-            $samples[$case][$name][] = (hrtime(true) - $start) / ITERATIONS;
-        }
+    array_push($cmd, __DIR__ . '/lock_pair_loop.php', $loop, $mode, $amount, $engine);
+    $p = proc_open($cmd, [1 => ['pipe', 'w']], $pipes);
+    $out = stream_get_contents($pipes[1]);
+    fclose($pipes[1]);
+    $rc = proc_close($p);
+    $got = json_decode(trim($out), true);
+    if ($rc !== 0 || !is_array($got)) {
+        fwrite(STDERR, "lock_pair: $label $mode failed (exit $rc): $out\n");
+        exit(1);
     }
+    return $got;
 }
 
 function median(array $xs): float
 {
     sort($xs);
-    return $xs[intdiv(count($xs), 2)];
+    $n = count($xs);
+    return $n % 2 ? $xs[intdiv($n, 2)] : ($xs[$n / 2 - 1] + $xs[$n / 2]) / 2;
 }
 
-printf("PHP %s, %d rounds x %d iterations, median ns per operation\n", PHP_VERSION, ROUNDS, ITERATIONS);
-printf("%-12s %10s %10s %10s %14s\n", 'operation', 'ephpm', 'apcu', 'array', 'ephpm/apcu');
-foreach ($samples as $case => $byName) {
-    $e = median($byName['ephpm']);
-    $a = isset($byName['apcu']) ? median($byName['apcu']) : NAN;
-    printf("%-12s %10.1f %10s %10.1f %14s\n", $case, $e,
-        $haveApcu ? sprintf('%.1f', $a) : 'n/a', median($byName['array']),
-        $haveApcu ? sprintf('%.2fx', $e / $a) : 'n/a');
+// fmt(xs, decimals): "median (min-max)"
+function fmt(array $xs, int $d = 0): string
+{
+    return sprintf("%.{$d}f (%.{$d}f-%.{$d}f)", median($xs), min($xs), max($xs));
 }
-if (!$haveApcu) {
-    echo "APCu not loaded: load it with -d extension=apcu -d apc.enable_cli=1 for the baseline\n";
+
+function loadavg(): string
+{
+    return implode(' ', array_slice(explode(' ', (string)@file_get_contents('/proc/loadavg')), 0, 3));
+}
+
+// 1. One process.
+$load0 = loadavg();
+$s = [];
+foreach ($contenders as $label => [$loop]) { // warm the page cache and the binaries
+    run($label, 'single', '20000');
+}
+for ($r = 0; $r < $rounds; $r++) {
+    foreach ($contenders as $label => [$loop, , $shares]) {
+        $got = run($label, 'single', (string)$iterations);
+        if ($shares !== null && $got['shared'] !== $shares) {
+            fwrite(STDERR, "lock_pair: $label " . ($shares ? 'does not share' : 'shares')
+                . " a value between forked processes (engine: " . ($got['engine'] ?? '?') . ")\n");
+            exit(1);
+        }
+        foreach (['pair', 'get', 'set'] as $op) {
+            if (isset($got[$op])) {
+                $s[$label][$op][$r] = $got[$op];
+            }
+        }
+        $engines[$label] = $got['engine'] ?? null;
+    }
+}
+
+printf("lock pair from one PHP process (PHP %s): %d rounds x %d pairs, contenders interleaved, ns per pair,\n"
+    . "median (min-max) over rounds of each round's median of 10 batches; load average %s at start, %s at end\n",
+    PHP_VERSION, $rounds, $iterations, $load0, loadavg());
+printf("  %-14s %-22s %-60s\n", 'contender', 'ns per pair', 'calls per pair (k = key, t = 32-char token)');
+foreach ($contenders as $label => [$loop]) {
+    printf("  %-14s %-22s %s\n", $label, fmt($s[$label]['pair']), $calls[$loop]);
+}
+$ratio = fn (string $a, string $b, string $op = 'pair') => array_map(fn ($x, $y) => $x / $y, $s[$a][$op], $s[$b][$op]);
+$floor = median($s['floor']['pair']);
+printf("  above the floor (the ephpm store's own share of a pair): shared engine %.0f ns, Go map %.0f ns\n",
+    median($s['shared engine']['pair']) - $floor, median($s['Go map']['pair']) - $floor);
+$r = $ratio('shared engine', 'APCu');
+printf("  shared engine / APCu: %.2fx (per round %.2f-%.2f; target <= 0.75): %s\n",
+    median($s['shared engine']['pair']) / median($s['APCu']['pair']), min($r), max($r),
+    median($s['shared engine']['pair']) / median($s['APCu']['pair']) <= 0.75 ? 'met' : 'MISSED');
+printf("  engines reported by ephpm_kv_stats(): shared engine '%s', Go map '%s'\n",
+    $engines['shared engine'] ?? '?', $engines['Go map'] ?? '?');
+echo "\n";
+printf("get and set of a 100-byte value, same processes, ns per call, median (min-max)\n");
+printf("  %-14s %-22s %-22s\n", 'contender', 'get', 'set');
+foreach ($contenders as $label => $_) {
+    if (isset($s[$label]['get'])) {
+        printf("  %-14s %-22s %-22s\n", $label, fmt($s[$label]['get']), fmt($s[$label]['set']));
+    }
+}
+echo "\n";
+
+// 2. Two processes.
+$load0 = loadavg();
+$t = [];
+for ($r = 0; $r < $contendRounds; $r++) {
+    foreach (['same', 'different'] as $mode) {
+        foreach (['shared engine', 'APCu'] as $label) {
+            $got = run($label, $mode, (string)$contendSeconds);
+            $t[$mode][$label]['pps'][] = $got['pairs'] / $got['seconds'];
+            $t[$mode][$label]['acq'][] = 100 * $got['acquired'] / $got['pairs'];
+            $t[$mode][$label]['ppc'][] = $got['pairs'] / max($got['cpu'], 1e-3);
+        }
+    }
+}
+printf("2 processes (forked, as php-fpm workers), %d rounds x %.1f s, interleaved: total lock pairs per second\n"
+    . "(a pair = one acquire attempt + one release attempt), median (min-max); %% of attempts that acquired;\n"
+    . "load average %s at start, %s at end (on a loaded machine the 2 processes rarely run at once)\n",
+    $contendRounds, $contendSeconds, $load0, loadavg());
+printf("  %-26s %-30s %-30s %-10s\n", 'case', 'shared engine', 'APCu', 'shared/APCu');
+foreach (['same' => 'one lock, both processes', 'different' => 'one lock each'] as $mode => $caseLabel) {
+    $e = $t[$mode]['shared engine'];
+    $a = $t[$mode]['APCu'];
+    $m = median($e['pps']) / median($a['pps']);
+    printf("  %-26s %-30s %-30s %.2fx %s\n", $caseLabel,
+        fmt($e['pps']) . sprintf(' %.0f%%', median($e['acq'])), fmt($a['pps']) . sprintf(' %.0f%%', median($a['acq'])),
+        $m, $m >= 1 ? '(target >= 1: met)' : '(target >= 1: MISSED)');
+}
+echo "  pairs per CPU second of the 2 processes (steadier than pairs per second where other load takes turns):\n";
+foreach (['same' => 'one lock, both processes', 'different' => 'one lock each'] as $mode => $caseLabel) {
+    $e = $t[$mode]['shared engine']['ppc'];
+    $a = $t[$mode]['APCu']['ppc'];
+    printf("  %-26s %-30s %-30s %.2fx\n", $caseLabel, fmt($e), fmt($a), median($e) / median($a));
 }

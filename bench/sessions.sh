@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
-# Sessions end to end, ephpm next to phpredis in one run: wrk -> nginx ->
-# php-fpm (pm=static, 4 workers) -> bench/session_page.php, with
-#   ephpm:    session.save_handler=ephpm, server mode (ephpm-kv on a unix
-#             socket), ephpm.session_locking=1
-#   phpredis: session.save_handler=redis, redis-server on a unix socket,
-#             redis.session.locking_enabled=1, persistent connection
+# Sessions end to end, every stack in one run: wrk -> nginx -> php-fpm
+# (pm=static, 4 workers) -> bench/session_page.php, through
+#   shm:       session.save_handler=ephpm and no ephpm setting at all: the
+#              shared-memory engine, one segment for the pool's workers
+#   ephpm:     session.save_handler=ephpm, server mode (ephpm-kv on a unix
+#              socket), ephpm.session_locking=1
+#   phpredis:  session.save_handler=redis, redis-server on a unix socket,
+#              redis.session.locking_enabled=1, persistent connection
+#   memcached: session.save_handler=memcached (php-memcached), memcached on
+#              a unix socket, its locking on, persistent connection, lock
+#              polled every 1-2 ms for as long as it takes
+#   files:     session.save_handler=files (flock), in a fresh directory
 # Cases: (a) a session per connection, (b) one session shared by all
-# connections (the lock is contended); after (b) the session's counter must
-# equal the requests served. Runs alternate between the stacks; medians and
-# ranges in requests per second.
+# connections (the lock is contended); after (b) the session's counter, read
+# back through the stack itself, must equal the requests served. Runs
+# alternate between the stacks; medians and ranges in requests per second.
 # Usage: bench/sessions.sh  (after make all)
 # Knobs: SECONDS_PER_CASE (4) CONNECTIONS (8) RUNS (3) WORKERS (4)
+#        STACKS ("shm ephpm phpredis memcached files": any subset, in order)
 #        REDIS_PERSISTENT (1: phpredis keeps its connection, as ephpm does)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,12 +26,19 @@ conns=${CONNECTIONS:-8}
 runs=${RUNS:-3}
 workers=${WORKERS:-4}
 persistent=${REDIS_PERSISTENT:-1}
+read -r -a stacks <<<"${STACKS:-shm ephpm phpredis memcached files}"
 
 "$root/build/deps.sh" bench
 fpm=$(command -v php-fpm8.2 || command -v php-fpm)
-for f in ephpm-kv ephpm.so; do
+for f in ephpm-kv ephpm.so libephpm_kv.so; do
   [ -e "$root/build/$f" ] || { echo "sessions.sh: build/$f missing: run make all" >&2; exit 1; }
 done
+declare -A label=([shm]="shared engine" [ephpm]="ephpm server" [phpredis]=phpredis [memcached]=php-memcached
+  [files]=files)
+for stack in "${stacks[@]}"; do
+  [ -n "${label[$stack]:-}" ] || { echo "sessions.sh: unknown stack '$stack'" >&2; exit 2; }
+done
+has() { [[ " ${stacks[*]} " == *" $1 "* ]]; }
 
 work=$(mktemp -d /tmp/ephpm-sessions.XXXXXX)
 pids=()
@@ -43,15 +57,32 @@ fail() {
 }
 
 declare -A store_pid fpm_pid
-"$root/build/ephpm-kv" --unix "$work/kv.sock" --memory-limit 1G 2>"$work/kv.log" &
-pids+=($!) store_pid[ephpm]=$!
-redis-server --port 0 --unixsocket "$work/redis.sock" --save "" --appendonly no --logfile "$work/redis.log" &
-pids+=($!) store_pid[phpredis]=$!
+sockets=()
+if has ephpm; then
+  "$root/build/ephpm-kv" --unix "$work/kv.sock" --memory-limit 1G 2>"$work/kv.log" &
+  pids+=($!) store_pid[ephpm]=$! sockets+=(kv.sock)
+fi
+if has phpredis; then
+  redis-server --port 0 --unixsocket "$work/redis.sock" --save "" --appendonly no --logfile "$work/redis.log" &
+  pids+=($!) store_pid[phpredis]=$! sockets+=(redis.sock)
+fi
+if has memcached; then
+  mc_user=()
+  [ "$(id -u)" -eq 0 ] && mc_user=(-u root) # memcached refuses root unless told
+  memcached "${mc_user[@]}" -s "$work/mc.sock" -a 0600 -m 1024 2>"$work/memcached.log" &
+  pids+=($!) store_pid[memcached]=$! sockets+=(mc.sock)
+fi
+mkdir -p "$work/files"
 
 # One php-fpm per stack, each loading only its own extension.
 common_ini="zend_extension=opcache
 opcache.enable=1
 session.use_strict_mode=0"
+cat >"$work/shm.ini" <<INI
+$common_ini
+extension=$root/build/ephpm.so
+session.save_handler=ephpm
+INI
 cat >"$work/ephpm.ini" <<INI
 $common_ini
 extension=$root/build/ephpm.so
@@ -69,9 +100,29 @@ redis.session.locking_enabled=1
 ; wait for the lock as long as it takes, as ephpm does (default: 10 tries)
 redis.session.lock_retries=-1
 INI
+cat >"$work/memcached.ini" <<INI
+$common_ini
+extension=igbinary
+extension=msgpack
+extension=memcached
+session.save_handler=memcached
+session.save_path="$work/mc.sock"
+memcached.sess_persistent=1
+memcached.sess_locking=1
+; wait for the lock as long as it takes, polling every 1-2 ms (default: 5
+; tries 150 ms apart, which fails requests here)
+memcached.sess_lock_retries=100000000
+memcached.sess_lock_wait_min=1
+memcached.sess_lock_wait_max=2
+INI
+cat >"$work/files.ini" <<INI
+$common_ini
+session.save_handler=files
+session.save_path="$work/files"
+INI
 root_flag=()
 [ "$(id -u)" -eq 0 ] && root_flag=(-R)
-for stack in ephpm phpredis; do
+for stack in "${stacks[@]}"; do
   cat >"$work/fpm-$stack.conf" <<CONF
 [global]
 pid = $work/fpm-$stack.pid
@@ -122,8 +173,7 @@ http {
   scgi_temp_path $work/nginx/scgi;
   server {
     listen 127.0.0.1:$port;
-$(location ephpm)
-$(location phpredis)
+$(for stack in "${stacks[@]}"; do location "$stack"; done)
   }
 }
 CONF
@@ -132,7 +182,10 @@ pids+=($!) nginx_pid=$!
 
 for _ in $(seq 200); do
   ready=1
-  for s in kv.sock redis.sock fpm-ephpm.sock fpm-phpredis.sock; do [ -S "$work/$s" ] || ready=0; done
+  for s in "${sockets[@]}" "${stacks[@]/#/fpm-}"; do
+    [[ $s == *.sock ]] || s=$s.sock
+    [ -S "$work/$s" ] || ready=0
+  done
   [ -s "$work/nginx.pid" ] || ready=0
   ((ready)) && break
   sleep 0.05
@@ -150,23 +203,30 @@ new_session() {
     if ($body !== "1") { fwrite(STDERR, "first request answered " . var_export($body, true) . "\n"); exit(1); }
   ' "$(url "$1")"
 }
-# counter STACK COOKIE: the session's n, read from the store itself.
+# counter STACK COOKIE: the session's n, read back through the stack itself
+# (the shared engine's segment lives only in the pool's workers).
 counter() {
-  local sid=${2#*=} sock=$work/kv.sock key=session:${2#*=}
-  [ "$1" = phpredis ] && sock=$work/redis.sock key=PHPREDIS_SESSION:$sid
-  redis-cli -s "$sock" --raw GET "$key" | sed -n 's/^n|i:\([0-9]*\);$/\1/p'
+  php -n -r '
+    $ctx = stream_context_create(["http" => ["header" => "Cookie: " . $argv[2]]]);
+    echo @file_get_contents($argv[1], false, $ctx);
+  ' "$(url "$1")?peek" "$2"
 }
-# commands STACK: commands the stack's store has processed so far.
+# commands STACK: commands the stack's store has processed so far, for the
+# stores that count them in INFO (empty for the others).
 commands() {
-  local sock=$work/kv.sock
-  [ "$1" = phpredis ] && sock=$work/redis.sock
+  local sock
+  case $1 in
+    ephpm) sock=$work/kv.sock ;;
+    phpredis) sock=$work/redis.sock ;;
+    *) return 0 ;;
+  esac
   redis-cli -s "$sock" INFO stats | tr -d '\r' | sed -n 's/^total_commands_processed://p'
 }
 # cpu STACK: CPU seconds x CLK_TCK so far of the stack's php-fpm workers, its
 # store and nginx's workers (utime + stime, fields 14 and 15 of stat).
 cpu() {
   local group p
-  for group in "$(pgrep -P "${fpm_pid[$1]}")" "${store_pid[$1]}" "$(pgrep -P "$nginx_pid")"; do
+  for group in "$(pgrep -P "${fpm_pid[$1]}")" "${store_pid[$1]:-}" "$(pgrep -P "$nginx_pid")"; do
     for p in $group; do sed 's/.*) //' "/proc/$p/stat"; done | awk '{ t += $12 + $13 } END { printf "%d ", t }'
   done
 }
@@ -191,7 +251,11 @@ bench() {
   [ "$case" = shared ] && sessions=0
   ((created == sessions)) || fail "$stack $case: $created sessions created, expected $sessions ($result)"
   # - 1: the INFO itself. Counts cover only this run: no request is in flight.
-  echo "$ok $(($(commands "$stack") - before - 1)) $cpu_before $(cpu "$stack")" |
+  # -1: this store counts no commands.
+  local after cmds=-1
+  after=$(commands "$stack")
+  [ -n "$after" ] && cmds=$((after - before - 1))
+  echo "$ok $cmds $cpu_before $(cpu "$stack")" |
     awk '{ print $1, $2, $6 - $3, $7 - $4, $8 - $5 }' >>"$work/$stack-$case.acct"
   if [ "$case" = shared ]; then
     local n
@@ -211,47 +275,66 @@ stats() {
 }
 
 echo "sessions through nginx -> php-fpm ($workers workers): $conns connections, ${seconds}s per case, $runs runs (median, range)"
-# Warm up opcache, the workers and both stores.
-for stack in ephpm phpredis; do bench "$stack" own 1 >/dev/null || exit 1; done
+# Warm up opcache, the workers and the stores.
+for stack in "${stacks[@]}"; do bench "$stack" own 1 >/dev/null || exit 1; done
 declare -A samples
 for run in $(seq "$runs"); do
   for case in own shared; do
-    for stack in ephpm phpredis; do # alternate, so drift hits both stacks
+    for stack in "${stacks[@]}"; do # alternate, so drift hits every stack
       rps=$(bench "$stack" "$case" "$seconds") || exit 1
       samples[$stack-$case]+="$rps "
     done
   done
 done
 
-printf "  %-30s %22s %22s %8s\n" case "ephpm req/s" "phpredis req/s" ratio
-for case in own shared; do
-  read -r em elo ehi < <(tr ' ' '\n' <<<"${samples[ephpm-$case]}" | grep . | stats)
-  read -r rm rlo rhi < <(tr ' ' '\n' <<<"${samples[phpredis-$case]}" | grep . | stats)
-  label="a session per connection"
-  [ "$case" = shared ] && label="one shared session"
-  printf "  %-30s %6d (%6d-%6d) %6d (%6d-%6d) %7.2fx\n" "$label" "$em" "$elo" "$ehi" "$rm" "$rlo" "$rhi" \
-    "$(awk -v e="$em" -v r="$rm" 'BEGIN { print e / r }')"
+declare -A med
+printf "  %-16s %24s %24s\n" stack "a session per connection" "one shared session"
+for stack in "${stacks[@]}"; do
+  line=$(printf "  %-16s" "${label[$stack]}")
+  for case in own shared; do
+    read -r m lo hi < <(tr ' ' '\n' <<<"${samples[$stack-$case]}" | grep . | stats)
+    med[$stack-$case]=$m
+    line+=$(printf " %8d (%6d-%6d)" "$m" "$lo" "$hi")
+  done
+  echo "$line"
 done
+if has shm && ((${#stacks[@]} > 1)); then
+  for case in own shared; do
+    best="" bm=0
+    for stack in "${stacks[@]}"; do
+      [ "$stack" = shm ] && continue
+      ((med[$stack-$case] > bm)) && best=$stack bm=${med[$stack-$case]}
+    done
+    ratio=$(awk -v e="${med[shm-$case]}" -v b="$bm" 'BEGIN { printf "%.2f", e / b }')
+    verdict=MISSED
+    awk -v r="$ratio" 'BEGIN { exit !(r >= 1.5) }' && verdict=met
+    label_case="a session per connection"
+    [ "$case" = shared ] && label_case="one shared session"
+    printf "  %-26s shared engine / best other (%s): %sx (target >= 1.5: %s)\n" "$label_case" "${label[$best]}" \
+      "$ratio" "$verdict"
+  done
+fi
+echo "  every shared run's counter equalled the requests served (checked after each run)"
 echo
-echo "per request, all runs: store commands (Lua's inner calls count for redis), CPU microseconds; requests per"
-echo "CPU second of php-fpm + store + nginx (steadier than req/s on a shared machine: wrk and neighbours excluded)"
-printf "  %-30s %-9s %9s %9s %9s %9s %9s %7s\n" case stack commands php-fpm store nginx "req/CPU-s" ratio
+echo "per request, all runs: store commands (Lua's inner calls count for redis; - where the store counts none), CPU"
+echo "microseconds; requests per CPU second of php-fpm + store + nginx (steadier than req/s on a shared machine: wrk"
+echo "and neighbours excluded)"
+printf "  %-26s %-16s %9s %9s %9s %9s %9s\n" case stack commands php-fpm store nginx "req/CPU-s"
 tick=$(getconf CLK_TCK)
 for case in own shared; do
-  label="a session per connection"
-  [ "$case" = shared ] && label="one shared session"
-  cat "$work/ephpm-$case.acct" <(echo) "$work/phpredis-$case.acct" |
-    awk -v label="$label" -v tick="$tick" '
-      BEGIN { s = 0 }
-      /^$/ { s++; next }
-      { n[s] += $1; c[s] += $2; php[s] += $3; store[s] += $4; web[s] += $5 }
+  label_case="a session per connection"
+  [ "$case" = shared ] && label_case="one shared session"
+  for stack in "${stacks[@]}"; do
+    awk -v label="$label_case" -v stack="${label[$stack]}" -v tick="$tick" '
+      { n += $1; c += $2; nc += ($2 < 0); php += $3; store += $4; web += $5 }
       END {
-        for (i = 0; i <= 1; i++) {
-          us = 1e6 / tick / n[i]; eff[i] = 1e6 / ((php[i] + store[i] + web[i]) * us)
-          printf "  %-30s %-9s %9.2f %9.0f %9.0f %9.0f %9.0f", i ? "" : label, i ? "phpredis" : "ephpm",
-            c[i] / n[i], php[i] * us, store[i] * us, web[i] * us, eff[i]
-          printf i ? " %6.2fx\n" : "\n", eff[0] / eff[1]
-        }
-      }'
+        us = 1e6 / tick / n
+        printf "  %-26s %-16s %9s %9.0f %9.0f %9.0f %9.0f\n", label, stack, nc ? "-" : sprintf("%.2f", c / n),
+          php * us, store * us, web * us, 1e6 / ((php + store + web) * us)
+      }' "$work/$stack-$case.acct"
+    label_case=""
+  done
 done
-echo "  (ratio: ephpm median / phpredis median; runs: ephpm own ${samples[ephpm-own]}/ phpredis own ${samples[phpredis-own]}/ ephpm shared ${samples[ephpm-shared]}/ phpredis shared ${samples[phpredis-shared]})"
+printf "  (runs, req/s:"
+for stack in "${stacks[@]}"; do printf " %s own %s/ shared %s;" "$stack" "${samples[$stack-own]}" "${samples[$stack-shared]}"; done
+echo ")"

@@ -7,7 +7,8 @@ need=(php8.2-cli php8.2-dev php-parser gcc libc6-dev) # gcc: cgo and the extensi
 for extra in "$@"; do
   case "$extra" in
     demo) need+=(redis-tools) ;; # the server demo reads the lock with redis-cli
-    bench) need+=(php8.2-apcu php8.2-redis redis-server redis-tools php8.2-fpm php8.2-opcache nginx-light wrk) ;;
+    bench) need+=(php8.2-apcu php8.2-redis redis-server redis-tools php8.2-fpm php8.2-opcache nginx-light wrk
+      php8.2-memcached memcached libfcgi-bin) ;;
     valgrind) need+=(valgrind) ;;
     server-tests) need+=(php8.2-fpm libfcgi-bin php8.2-redis redis-tools) ;;
     *) echo "deps.sh: unknown extra '$extra'" >&2; exit 2 ;;
@@ -29,3 +30,19 @@ fi
 command -v go >/dev/null || export PATH="$PATH:/usr/local/go/bin"
 command -v go >/dev/null || { echo "deps.sh: Go is not installed (need Go >= 1.26 on PATH)" >&2; exit 1; }
 command -v phpize >/dev/null || { echo "deps.sh: phpize missing after install" >&2; exit 1; }
+
+# Yac for the lock bench: php8.2-yac conflicts with php8.2-apcu as a Debian
+# package, so its yac.so (which needs only libc) is unpacked into build/out
+# and loaded by path, never installed.
+for extra in "$@"; do
+  [ "$extra" = bench ] || continue
+  yac=$(cd "$(dirname "$0")" && pwd)/out/yac/yac.so
+  [ -e "$yac" ] && continue
+  tmp=$(mktemp -d)
+  (cd "$tmp" && apt-get download -qq php8.2-yac 2>/dev/null || { apt-get update -qq && apt-get download -qq php8.2-yac; }) &&
+    dpkg-deb -x "$tmp"/php8.2-yac_*.deb "$tmp/x" &&
+    mkdir -p "$(dirname "$yac")" &&
+    cp "$(find "$tmp/x" -name yac.so)" "$yac" ||
+    echo "deps.sh: could not unpack php8.2-yac: the lock bench runs without its Yac row" >&2
+  rm -rf "$tmp"
+done

@@ -2,6 +2,11 @@
  * const qualifiers, so each entry is a thin typed adapter. */
 #include "_cgo_export.h"
 
+#ifdef EPHPM_KV_BENCH_FLOOR /* go build -tags benchfloor: see floor.go */
+#define ephpmKvSetnx ephpmKvFloorSetnx
+#define ephpmKvDelIfEq ephpmKvFloorDelIfEq
+#endif
+
 #define K (char *)
 
 static int kv_configure(const ephpm_kv_config *cfg, ephpm_kv_error *err)

@@ -14,10 +14,10 @@ import (
 // Every step is journaled before it is taken, and each journal entry can
 // be settled by repair from the segment alone, so a process killed at any
 // instruction leaks nothing:
-//   - own-list pop: jAlloc names the block, then the head moves, then the
-//     block is claimed. Repair: the block is ours when it is claimed by
-//     us, or a record of our stripe not in our chains, or free but no
-//     longer on our list.
+//   - own-list pop: jAlloc names the block, then the head moves; the block
+//     reads free until the record written into it says otherwise. Repair:
+//     the block is ours when it is a record of our stripe not in our
+//     chains, or free but no longer on our list.
 //   - bump: jAlloc names the block, then a CAS on the block's claim word
 //     (zero beyond the bump pointer: nothing was ever there) makes it ours,
 //     then the bump pointer advances (anyone who finds a claimed block at
@@ -47,8 +47,8 @@ func claimWord(si, c uint64) uint64 { return kindClaimed | c<<16 | (si+1)<<32 }
 
 func (e *Engine) claimSlot(off uint64) *uint64 { return e.word(off + 24) }
 
-// alloc returns a claimed block of at least n bytes and its class, or 0
-// when none is free.
+// alloc returns a block of at least n bytes, journaled in jAlloc, and its
+// class; 0 when none is free.
 func (e *Engine) alloc(si uint64, st *stripe, n uint64) (off, class uint64) {
 	c := uint64(classFor(n))
 	if c >= e.classes || classSizes[c] < n {
@@ -73,6 +73,8 @@ func (e *Engine) alloc(si uint64, st *stripe, n uint64) (off, class uint64) {
 			return e.pop(si, st, k), k
 		}
 	}
+	// A bump claim lost to another stripe may have left its intent.
+	st.jAlloc = 0
 	return 0, 0
 }
 

@@ -16,7 +16,7 @@ func TestFullStoreKeepsLiveLocksAndReclaimsExpired(t *testing.T) {
 	token := []byte("0123456789abcdef0123456789abcdef")
 	live := 0
 	for ; ; live++ {
-		ok, err := e.SetNX(fmt.Sprint("live:", live), token, time.Hour)
+		ok, err := e.SetNX(fmt.Sprintf("live:%05d", live), token, time.Hour)
 		if errors.Is(err, kv.ErrFull) {
 			break
 		}
@@ -31,30 +31,35 @@ func TestFullStoreKeepsLiveLocksAndReclaimsExpired(t *testing.T) {
 	if st.Rejected != 1 || st.Keys != int64(live) {
 		t.Fatalf("stats %+v after %d locks", st, live)
 	}
-	const shortTTL = 300 * time.Millisecond // long enough for -race
-	// Every other lock released and replaced by a short-lived one (keys of
-	// the same length: the same size class).
+	// Every other lock released and replaced by another one, which then
+	// expires (its ttl cut to 1 ns: no sleeping, however slow the run).
+	// Keys all have one length: one size class, so no remainder of the
+	// arena fits one more.
 	for i := 0; i < live; i += 2 {
-		if ok, _ := e.DelIfEq(fmt.Sprint("live:", i), token); !ok {
+		if ok, _ := e.DelIfEq(fmt.Sprintf("live:%05d", i), token); !ok {
 			t.Fatal("release failed")
 		}
-		if ok, err := e.SetNX(fmt.Sprint("shrt:", i), token, shortTTL); !ok || err != nil {
+		if ok, err := e.SetNX(fmt.Sprintf("shrt:%05d", i), token, time.Hour); !ok || err != nil {
 			t.Fatalf("short lock %d: %v %v", i, ok, err)
 		}
 	}
-	lastShort := time.Now()
-	if _, err := e.SetNX("one more", token, 0); !errors.Is(err, kv.ErrFull) {
+	if _, err := e.SetNX("more:00000", token, 0); !errors.Is(err, kv.ErrFull) {
 		t.Fatalf("full store accepted a write: %v", err)
 	}
-	time.Sleep(time.Until(lastShort.Add(shortTTL)))
+	for i := 0; i < live; i += 2 {
+		if ok, _ := e.ExpireIfEq(fmt.Sprintf("shrt:%05d", i), token, time.Nanosecond); !ok {
+			t.Fatal("expire failed")
+		}
+	}
+	time.Sleep(time.Millisecond)
 	// Now the short ones have expired: new locks fit, in their place.
 	for i := 0; i < live; i += 2 {
-		if ok, err := e.SetNX(fmt.Sprint("newk:", i), token, 0); !ok || err != nil {
+		if ok, err := e.SetNX(fmt.Sprintf("newk:%05d", i), token, 0); !ok || err != nil {
 			t.Fatalf("after expiry, lock %d: %v %v", i, ok, err)
 		}
 	}
 	for i := 1; i < live; i += 2 {
-		if d, _ := e.TTLIfEq(fmt.Sprint("live:", i), token); d <= 0 {
+		if d, _ := e.TTLIfEq(fmt.Sprintf("live:%05d", i), token); d <= 0 {
 			t.Fatalf("live lock %d lost: %v", i, d)
 		}
 	}

@@ -82,3 +82,19 @@ func BenchmarkIncr(b *testing.B) {
 		e.Incr("counter", 1, 0)
 	}
 }
+
+// A write refused by a full 64 MiB segment of live locks: it pays a
+// reclaim pass over every stripe first.
+func BenchmarkFullWrite(b *testing.B) {
+	e := newTestEngine(b, 64<<20, Config{})
+	token := []byte("0123456789abcdef0123456789abcdef")
+	n := 0
+	for ; e.Set(fmt.Sprint("live:", n), token, 0) == nil; n++ {
+	}
+	for b.Loop() {
+		if err := e.Set("one more lock", token, 0); err == nil {
+			b.Fatal("fit")
+		}
+	}
+	b.ReportMetric(float64(n), "records")
+}

@@ -1,14 +1,11 @@
 package shm
 
 import (
-	"fmt"
 	"math"
 	"sync/atomic"
-
-	"github.com/ephpm/ephpm-kv/kv"
 )
 
-// A key hashes (crc32c) to bucket h & bucketMask; bucket b belongs to
+// A key hashes (hashKey) to bucket h & bucketMask; bucket b belongs to
 // stripe b & stripeMask, whose lock guards the bucket's chain. Chains are
 // singly linked through record.next; new records go to the head.
 
@@ -110,6 +107,14 @@ func (e *Engine) account(st *stripe, r *record) {
 	if r.flags&flagCompressed != 0 {
 		st.comp++
 	}
+	st.noteDeadline(r.deadline)
+}
+
+// noteDeadline keeps minDL a lower bound of the stripe's deadlines.
+func (st *stripe) noteDeadline(d int64) {
+	if d != 0 && (st.minDL == 0 || d < st.minDL) {
+		st.minDL = d
+	}
 }
 
 func (e *Engine) unaccount(st *stripe, r *record) {
@@ -122,50 +127,4 @@ func (e *Engine) unaccount(st *stripe, r *record) {
 	if r.flags&flagCompressed != 0 {
 		st.comp--
 	}
-}
-
-// reclaimExpired removes every expired record, stripe by stripe (holding
-// one lock at a time); a write that found no free block calls it before
-// reporting the store full.
-func (e *Engine) reclaimExpired() {
-	now := nanotime()
-	for si := uint64(0); si < e.stripes; si++ {
-		st := e.lockStripe(si)
-		n := e.reclaimStripe(si, st, now)
-		e.unlock(st, n > 0)
-	}
-}
-
-// reclaimStripe removes the expired records of stripe si (locked).
-func (e *Engine) reclaimStripe(si uint64, st *stripe, now int64) (n int) {
-	for b := si; b < e.buckets; b += e.stripes {
-		link := e.bucket(b)
-		for off := *link; off != 0; off = *link {
-			if off < e.arenaOff || off >= e.arenaEnd-recHeader {
-				break
-			}
-			r := e.rec(off)
-			if r.kind == kindUser && r.deadline != 0 && r.deadline <= now {
-				e.remove(si, st, link, off)
-				st.expired++
-				n++
-				continue
-			}
-			link = &r.next
-		}
-	}
-	return n
-}
-
-func (e *Engine) fullError(n uint64) error {
-	return fmt.Errorf("%w: no free block for a %d-byte record in the %s segment (%d bytes in use)",
-		kv.ErrFull, n, sizeString(e.size), e.usedBytes())
-}
-
-func (e *Engine) usedBytes() int64 {
-	var n int64
-	for si := uint64(0); si < e.stripes; si++ {
-		n += atomic.LoadInt64(&e.stripe(si).bytes)
-	}
-	return n
 }

@@ -23,7 +23,7 @@ const (
 	minStripes     = 8
 	maxStripes     = 4096
 	bytesPerStripe = 256 << 10
-	bytesPerBucket = 512
+	bytesPerBucket = 256 // at most ~2 records a chain when the segment is full of lock-sized records
 	arenaAlign     = 64
 	// MaxSize is the largest segment: journal words hold 40-bit offsets.
 	MaxSize = 1 << offsetBits
@@ -135,6 +135,9 @@ type stripe struct {
 	expired int64       // 80
 	reject  int64       // 88
 	jOut    uint64      // 96: journal: block being moved to another stripe's list (see steal)
+	// 104: a lower bound of the deadlines of the stripe's records (0 =
+	// none has one): a reclaim pass skips stripes where nothing expired.
+	minDL int64
 }
 
 var _ [stripeBytes - unsafe.Sizeof(stripe{})]byte // the struct fits its slot

@@ -119,7 +119,7 @@ func TestGeometry(t *testing.T) {
 			t.Fatalf("%d: %d classes", size, g.classes)
 		}
 	}
-	if g := geometryFor(64 << 20); g.stripes != 256 || g.buckets != 128<<10 {
+	if g := geometryFor(64 << 20); g.stripes != 256 || g.buckets != 256<<10 {
 		t.Fatalf("64 MiB: %d stripes %d buckets", g.stripes, g.buckets)
 	}
 }

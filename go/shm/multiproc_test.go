@@ -207,8 +207,8 @@ func childStorm(e *Engine, acked *uint64) {
 	// Dawdle now and then between the steps of a mutation, so that kills
 	// land there too.
 	testCrash = func(int) {
-		if rand.IntN(64) == 0 {
-			for t := time.Now(); time.Since(t) < 20*time.Microsecond; {
+		if rand.IntN(16) == 0 {
+			for t := time.Now(); time.Since(t) < 50*time.Microsecond; {
 			}
 		}
 	}

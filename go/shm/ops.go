@@ -236,7 +236,9 @@ func (e *Engine) expire(key string, token []byte, compare bool, ttl time.Duratio
 		e.unlock(st, false)
 		return false, nil
 	}
-	atomic.StoreInt64(&r.deadline, c.deadline(int64(ttl)))
+	d := c.deadline(int64(ttl))
+	atomic.StoreInt64(&r.deadline, d)
+	st.noteDeadline(d)
 	e.unlock(st, true)
 	return true, nil
 }

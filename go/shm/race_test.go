@@ -132,3 +132,42 @@ func TestConcurrentMixedOnSmallSegment(t *testing.T) {
 	}
 	t.Logf("%d writes refused as full; stats %+v", full.Load(), st)
 }
+
+// Verify while goroutines keep every stripe busy: it gets all the locks
+// (it does not starve) and finds the segment consistent each time.
+func TestVerifyUnderLoad(t *testing.T) {
+	e := newTestEngine(t, 1<<20, Config{})
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			token := []byte(strconv.Itoa(w))
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				key := fmt.Sprint("k", i%500)
+				if ok, _ := e.SetNX(key, token, time.Second); ok {
+					e.DelIfEq(key, token)
+				}
+			}
+		}()
+	}
+	start := time.Now()
+	verified := 0
+	for time.Since(start) < 300*time.Millisecond {
+		if err := e.Verify(); err != nil {
+			close(stop)
+			wg.Wait()
+			t.Fatal(err)
+		}
+		verified++
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("%d Verify runs under load", verified)
+}

@@ -24,7 +24,7 @@ const (
 //     to the free list, a block unlinked but not yet freed is freed, a
 //     block being moved to another stripe ends on exactly one list;
 //   - drops a free list whose head is not a free block;
-//   - rebuilds the stripe's counters from its chains.
+//   - rebuilds the stripe's counters (and earliest deadline) from its chains.
 func (e *Engine) repair(si, held uint64) {
 	atomic.AddUint64(e.word(hRepairs), 1)
 	st := e.stripe(si)
@@ -32,6 +32,7 @@ func (e *Engine) repair(si, held uint64) {
 	fOff, fClass := splitJournal(st.jFree)
 	aReach, fReach := false, false
 	var cnt stripeCount
+	var minDL int64
 	for b := si; b < e.buckets; b += e.stripes {
 		link := e.bucket(b)
 		for off := *link; off != 0; off = *link {
@@ -43,6 +44,9 @@ func (e *Engine) repair(si, held uint64) {
 			fReach = fReach || off == fOff
 			r := e.rec(off)
 			cnt.add(r)
+			if r.kind == kindUser && r.deadline != 0 && (minDL == 0 || r.deadline < minDL) {
+				minDL = r.deadline
+			}
 			link = &r.next
 		}
 	}
@@ -68,6 +72,7 @@ func (e *Engine) repair(si, held uint64) {
 	}
 	st.jAlloc, st.jFree, st.jOut = 0, 0, 0
 	st.keys, st.bytes, st.comp, st.fences = cnt.keys, cnt.bytes, cnt.comp, cnt.fences
+	st.minDL = minDL
 	// The dead owner may have released a key: wake sleepers to re-check.
 	st.seq++
 	if st.waiters != 0 {

@@ -54,6 +54,9 @@ func (e *Engine) Verify() error {
 				}
 				r := e.rec(off)
 				cnt.add(r)
+				if r.kind == kindUser && r.deadline != 0 && (st.minDL == 0 || r.deadline < st.minDL) {
+					report("stripe %d: record at %d expires at %d, before the stripe's earliest deadline %d", si, off, r.deadline, st.minDL)
+				}
 				blocks = append(blocks, block{off, classSizes[r.class]})
 			}
 		}
@@ -93,16 +96,25 @@ func (e *Engine) Verify() error {
 	return fmt.Errorf("shm verify: %w", errors.Join(problems...))
 }
 
-// lockAll takes every stripe lock. It holds none while it waits: when a
-// stripe is busy it lets all go and starts again, so that it never blocks
-// anyone who holds a stripe and waits (with tryLock) for one it has.
+// lockAll takes every stripe lock. It first tries holding none while it
+// waits: when a stripe is busy it lets all go and starts again, so it
+// never delays anyone who holds a stripe and waits (with tryLock) for one
+// it has. Under a load that keeps some stripe always busy it then takes
+// them in order, waiting: deadlock-free, since no one else waits for a
+// stripe while holding one (repair's tryLock loop gives up after 1 s).
 func (e *Engine) lockAll() {
 	var died []uint64
-	for {
+	for attempt := 0; ; attempt++ {
 		died = died[:0]
 		si := uint64(0)
 		for ; si < e.stripes; si++ {
-			ok, dead := e.stripe(si).mu.tryLock()
+			st := e.stripe(si)
+			var ok, dead bool
+			if attempt < 100 {
+				ok, dead = st.mu.tryLock()
+			} else {
+				ok, dead = true, st.mu.lock()
+			}
 			if !ok {
 				break
 			}

@@ -32,7 +32,8 @@ func TestWaitReleaseWakesOnRelease(t *testing.T) {
 	if err != nil || !woken {
 		t.Fatalf("woken %v err %v", woken, err)
 	}
-	if lag := at.Sub(<-released); lag > 30*time.Millisecond {
+	// Far below max (10 s); loose enough for a loaded machine.
+	if lag := at.Sub(<-released); lag > 500*time.Millisecond {
 		t.Fatalf("woke %v after the release", lag)
 	}
 }

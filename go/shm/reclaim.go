@@ -1,0 +1,68 @@
+package shm
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/ephpm/ephpm-kv/kv"
+)
+
+// Expired records are reclaimed lazily, with no goroutine or timer in any
+// process: when an operation meets one, and by a pass over the stripes
+// when an allocation finds no free block, before the write is refused.
+
+// reclaimExpired removes every expired record, stripe by stripe (holding
+// one lock at a time); a write that found no free block calls it before
+// reporting the store full. Stripes whose earliest deadline is still
+// ahead are skipped: a segment full of live records refuses a write
+// without walking them.
+func (e *Engine) reclaimExpired() {
+	now := nanotime()
+	for si := uint64(0); si < e.stripes; si++ {
+		st := e.lockStripe(si)
+		n := 0
+		if st.minDL != 0 && st.minDL <= now {
+			n = e.reclaimStripe(si, st, now)
+		}
+		e.unlock(st, n > 0)
+	}
+}
+
+// reclaimStripe removes the expired records of stripe si (locked) and
+// sets minDL to the earliest deadline left.
+func (e *Engine) reclaimStripe(si uint64, st *stripe, now int64) (n int) {
+	st.minDL = 0
+	for b := si; b < e.buckets; b += e.stripes {
+		link := e.bucket(b)
+		for off := *link; off != 0; off = *link {
+			if off < e.arenaOff || off >= e.arenaEnd-recHeader {
+				break
+			}
+			r := e.rec(off)
+			if r.kind == kindUser && r.deadline != 0 && r.deadline <= now {
+				e.remove(si, st, link, off)
+				st.expired++
+				n++
+				continue
+			}
+			if r.kind == kindUser {
+				st.noteDeadline(r.deadline)
+			}
+			link = &r.next
+		}
+	}
+	return n
+}
+
+func (e *Engine) fullError(n uint64) error {
+	return fmt.Errorf("%w: no free block for a %d-byte record in the %s segment (%d bytes in use)",
+		kv.ErrFull, n, sizeString(e.size), e.usedBytes())
+}
+
+func (e *Engine) usedBytes() int64 {
+	var n int64
+	for si := uint64(0); si < e.stripes; si++ {
+		n += atomic.LoadInt64(&e.stripe(si).bytes)
+	}
+	return n
+}
