@@ -56,11 +56,12 @@ func init() {
 			t.Fatal(err)
 		}
 		stormLockHook(f)
-		// Dawdle now and then between a mutation's steps (as
-		// multiproc_test.go's storm does), so more kills land there.
+		// Dawdle often between a mutation's steps (multiproc_test.go's
+		// storm does it more rarely), so that enough kills land inside a
+		// stripe lock for the takeover check below to be safe.
 		testCrash = func(int) {
-			if rand.IntN(64) == 0 {
-				for t := time.Now(); time.Since(t) < 20*time.Microsecond; {
+			if rand.IntN(4) == 0 {
+				for t := time.Now(); time.Since(t) < 50*time.Microsecond; {
 				}
 			}
 		}
