@@ -73,6 +73,7 @@ type child struct {
 	cmd   *exec.Cmd
 	lines chan string
 	done  chan struct{}
+	ready chan struct{} // closed when the child says READY (the storm's do)
 }
 
 func startChild(t *testing.T, path, mode string, n int) *child {
@@ -87,11 +88,15 @@ func startChild(t *testing.T, path, mode string, n int) *child {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := &child{cmd: cmd, lines: make(chan string, 1<<16), done: make(chan struct{})}
+	c := &child{cmd: cmd, lines: make(chan string, 1<<16), done: make(chan struct{}), ready: make(chan struct{})}
 	go func() {
 		defer close(c.done)
 		s := bufio.NewScanner(out)
 		for s.Scan() {
+			if s.Text() == "READY" {
+				close(c.ready)
+				continue
+			}
 			c.lines <- s.Text()
 		}
 		close(c.lines)
@@ -160,7 +165,7 @@ func childExclusion(e *Engine, n int) {
 func TestMultiProcessMutualExclusion(t *testing.T) {
 	path := segmentPath(t)
 	e := attachPath(t, path)
-	const procs, rounds = 4, 2000
+	const procs, rounds = 4, 20000
 	var children []*child
 	for range procs {
 		children = append(children, startChild(t, path, "exclusion", rounds))
@@ -212,6 +217,7 @@ func childStorm(e *Engine, acked *uint64) {
 	if ok, err := e.SetNX(own, token0(), time.Hour); !ok || err != nil {
 		fmt.Println("ERROR own lock", ok, err)
 	}
+	os.Stdout.WriteString("READY\n")
 	// Dawdle now and then between the steps of a mutation, so that kills
 	// land there too.
 	testCrash = func(int) {
@@ -321,10 +327,16 @@ func TestKillStorm(t *testing.T) {
 		}
 	}
 	r := rand.New(rand.NewPCG(7, 8))
-	time.Sleep(200 * time.Millisecond) // let them start
 	for end := time.Now().Add(duration); time.Now().Before(end); {
-		time.Sleep(time.Duration(10+r.IntN(20)) * time.Millisecond)
 		i := r.IntN(procs)
+		// Kill it while it works, not while it starts (slow on a loaded
+		// machine, and nothing to repair there).
+		select {
+		case <-children[i].ready:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a child did not start in 10 s")
+		}
+		time.Sleep(time.Duration(10+r.IntN(20)) * time.Millisecond)
 		children[i].cmd.Process.Signal(syscall.SIGKILL)
 		kills++
 		tally(children[i])
