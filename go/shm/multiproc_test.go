@@ -104,6 +104,20 @@ func startChild(t *testing.T, path, mode string, n int) *child {
 	return c
 }
 
+// collectWithin is collect for a child that should end by itself: one
+// that has not ended after d is killed (a hung child fails the test
+// rather than hanging it).
+func (c *child) collectWithin(t *testing.T, d time.Duration) []string {
+	t.Helper()
+	select {
+	case <-c.done:
+	case <-time.After(d):
+		c.cmd.Process.Signal(syscall.SIGKILL)
+		t.Errorf("child %d still running after %v: killed", c.cmd.Process.Pid, d)
+	}
+	return c.collect()
+}
+
 // collect drains a finished (or killed) child's lines.
 func (c *child) collect() []string {
 	<-c.done
@@ -172,7 +186,7 @@ func TestMultiProcessMutualExclusion(t *testing.T) {
 	}
 	sum := 0
 	for _, c := range children {
-		for _, l := range c.collect() {
+		for _, l := range c.collectWithin(t, time.Minute) {
 			switch {
 			case strings.HasPrefix(l, "acquired "):
 				n, _ := strconv.Atoi(l[len("acquired "):])
@@ -184,6 +198,9 @@ func TestMultiProcessMutualExclusion(t *testing.T) {
 		if !c.cmd.ProcessState.Success() {
 			t.Errorf("child failed: %v", c.cmd.ProcessState)
 		}
+	}
+	if t.Failed() {
+		return
 	}
 	if v, _ := get(t, e, "total"); v != strconv.Itoa(procs*rounds) {
 		t.Fatalf("total %s, want %d: increments lost", v, procs*rounds)
