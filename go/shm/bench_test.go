@@ -98,3 +98,23 @@ func BenchmarkFullWrite(b *testing.B) {
 	}
 	b.ReportMetric(float64(n), "records")
 }
+
+// A session request's two engine calls: lock and read, then write and
+// release (a 600-byte session, stored plain).
+func BenchmarkSessionCycle(b *testing.B) {
+	e := newTestEngine(b, 64<<20, Config{})
+	data := make([]byte, 600)
+	e.Set("sess:data", data, time.Hour)
+	token := []byte("0123456789abcdef0123456789abcdef")
+	buf := make([]byte, 4096)
+	b.ReportAllocs()
+	for b.Loop() {
+		ok, _, found, err := e.LockAndGet("sess:lock", token, 30*time.Second, "sess:data", buf)
+		if !ok || !found || err != nil {
+			b.Fatal("lock and read failed")
+		}
+		if ok, err := e.SetIfLocked("sess:data", data, time.Hour, "sess:lock", token, 30*time.Second, true); !ok || err != nil {
+			b.Fatal("write failed")
+		}
+	}
+}

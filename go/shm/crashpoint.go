@@ -9,7 +9,7 @@ const (
 	crashUnlinked                 // a record unlinked, its block not yet freed
 	crashMarkedFree               // a block marked free, not yet on its list
 	crashPushed                   // a block pushed on its free list, journal not yet cleared
-	crashPopped                   // a block off its free list, not yet claimed
+	crashPopped                   // a block off its free list, not yet written
 	crashClaimed                  // a bump block claimed, the bump pointer not yet past it
 	crashStealUnlinked            // a stolen block off its list, not yet on the thief's
 )

@@ -72,7 +72,7 @@ func (e *Engine) remove(si uint64, st *stripe, link *uint64, off uint64) {
 	st.jFree = 0
 }
 
-// install publishes the record written in the claimed block blk: in place
+// install publishes the record written in the allocated block blk: in place
 // of the record at off (pointed at by link), or as the head of bucket b
 // when off is 0. One atomic store publishes it; the old block is freed
 // after. Both blocks are journaled until the end.

@@ -2,6 +2,7 @@ package shm
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -130,5 +131,24 @@ func TestClassFor(t *testing.T) {
 		if classSizes[c] < n || (c > 0 && classSizes[c-1] >= n) {
 			t.Fatalf("classFor(%d) = %d (%d bytes)", n, c, classSizes[c])
 		}
+	}
+}
+
+// hashKey spreads lock-like keys evenly: with as many keys as buckets, no
+// chain gets long (a poor hash piles similar keys into few buckets).
+func TestHashSpreadsKeys(t *testing.T) {
+	const buckets = 1 << 18
+	var chains [buckets]uint8
+	longest := uint8(0)
+	for i := range buckets {
+		for _, key := range []string{fmt.Sprint("lock:", i), fmt.Sprintf("PHPREDIS_SESSION:%026x", i)} {
+			b := hashKey(key) & (buckets - 1)
+			chains[b]++
+			longest = max(longest, chains[b])
+		}
+	}
+	// Two keys a bucket on average; Poisson(2) makes 12 a one in 10^6 event.
+	if longest > 12 {
+		t.Fatalf("a chain of %d keys at load 2", longest)
 	}
 }

@@ -60,7 +60,7 @@ func (e *Engine) checksum(off uint64, r *record) uint32 {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// writeRecord fills a claimed block completely, checksum last. It is not
+// writeRecord fills an allocated block completely, checksum last. It is not
 // reachable yet: nobody reads it until it is published.
 func (e *Engine) writeRecord(off uint64, class uint64, kind uint8, h uint32, key string, stored []byte, plainLen int, compressed bool, deadline int64) {
 	r := e.rec(off)

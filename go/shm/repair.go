@@ -98,7 +98,7 @@ func (e *Engine) repairAlloc(si, off, c uint64, bumped bool) {
 		// records of our stripe.
 		ours = uint64(r.hash)&e.stripeMask == si && uint64(r.class) == c
 	case kindFree:
-		// Off our list but not yet claimed, or never taken off it.
+		// Off our list but not yet written, or never taken off it.
 		ours = !bumped && !e.onList(si, c, off)
 	}
 	if !ours {
