@@ -1,0 +1,6 @@
+//go:build !race
+
+package shm
+
+// takeoverBound: see raceon_test.go.
+const takeoverBound = 100e6
