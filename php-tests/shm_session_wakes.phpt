@@ -2,6 +2,7 @@
 Shared segment: a session waiting for another process's lock on it wakes when that request closes the session, and sees its write
 --SKIPIF--
 <?php require __DIR__ . '/skipif.inc'; ephpm_run_once('its --INI-- sets the engine');
+ephpm_skip_under_valgrind('it times the wake against polling');
 if (!function_exists('pcntl_fork')) die('skip pcntl not available'); ?>
 --INI--
 ephpm.server=
