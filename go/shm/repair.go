@@ -112,6 +112,11 @@ func (e *Engine) repairAlloc(si, off, c uint64, bumped bool) {
 		}
 	}
 	r.class = uint8(c)
+	// From here it is a block of ours off our list, whatever its kind
+	// reads: a repair that dies inside pushFree (the block marked free,
+	// not yet pushed) must not leave a bump journal, which reads a free
+	// block as another stripe's.
+	e.stripe(si).jAlloc = journal(off, c)
 	e.pushFree(si, off)
 }
 
