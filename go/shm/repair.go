@@ -127,7 +127,11 @@ func (e *Engine) repairAlloc(si, off, c uint64, bumped bool) {
 func (e *Engine) repairSteal(si, held, jOut uint64) {
 	off, c := splitJournal(jOut)
 	dst := jOut >> dstShift & (maxStripes - 1)
-	if !e.blockInRange(off, c) || dst >= e.stripes || dst == si || e.onList(si, c, off) {
+	if !e.blockInRange(off, c) || dst >= e.stripes || dst == si {
+		return
+	}
+	if e.onList(si, c, off) {
+		e.rec(off).flags &^= flagInTransit // never left
 		return
 	}
 	if dst != held && held != allStripes {
@@ -147,7 +151,15 @@ func (e *Engine) repairSteal(si, held, jOut uint64) {
 		}
 		defer other.mu.unlock()
 	}
-	if !e.onList(dst, c, off) && e.rec(off).kind == kindFree {
+	r := e.rec(off)
+	if e.onList(dst, c, off) {
+		r.flags &^= flagInTransit // arrived
+		return
+	}
+	// Neither list: still in transit, or it arrived and moved on (popped
+	// and written, or stolen again: both clear the flag).
+	if r.kind == kindFree && r.flags&flagInTransit != 0 {
+		r.flags &^= flagInTransit
 		e.pushFree(si, off)
 	}
 }
