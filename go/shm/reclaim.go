@@ -33,6 +33,7 @@ func (e *Engine) reclaimExpired() {
 func (e *Engine) reclaimStripe(si uint64, st *stripe, now int64) (n int) {
 	st.minDL = 0
 	for b := si; b < e.buckets; b += e.stripes {
+		e.cutLoop(b) // a corrupt chain must not hold the walk below for ever
 		link := e.bucket(b)
 		for off := *link; off != 0; off = *link {
 			if off < e.arenaOff || off >= e.arenaEnd-recHeader {

@@ -34,6 +34,7 @@ func (e *Engine) repair(si, held uint64) {
 	var cnt stripeCount
 	var minDL int64
 	for b := si; b < e.buckets; b += e.stripes {
+		e.cutLoop(b)
 		link := e.bucket(b)
 		for off := *link; off != 0; off = *link {
 			if e.recordProblem(off, b) != "" {
