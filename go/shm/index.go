@@ -56,12 +56,22 @@ func (e *Engine) find(b uint64, h uint32, key string, kind uint8) (link *uint64,
 		}
 		hops--
 		r := e.rec(off)
-		if r.hash == h && r.kind == kind && e.keyEq(off, r, key) {
+		if r.hash == h && r.kind == kind && e.fits(off, r) && e.keyEq(off, r, key) {
 			return link, off
 		}
 		link = &r.next
 	}
 	return link, 0
+}
+
+// fits: the record's key and value lie inside its block, and its block
+// inside the arena. Only a corrupt segment has one that does not (repair
+// drops it); find passes it by rather than let a reader run past the
+// segment's end.
+func (e *Engine) fits(off uint64, r *record) bool {
+	c := uint64(r.class)
+	return c < e.classes && off+classSizes[c] <= e.arenaEnd &&
+		recHeader+uint64(r.keyLen)+uint64(r.storedLen) <= classSizes[c]
 }
 
 // chainNext is the link after off in a chain walk, 0 at the end or at an
