@@ -40,6 +40,9 @@ func (e *Engine) reclaimStripe(si uint64, st *stripe, now int64) (n int) {
 				break
 			}
 			r := e.rec(off)
+			if (r.kind != kindUser && r.kind != kindFence) || !e.fits(off, r) {
+				break // corrupt: freeing it would index past the class tables (repair drops it)
+			}
 			if r.kind == kindUser && r.deadline != 0 && r.deadline <= now {
 				e.remove(si, st, link, off)
 				st.expired++
