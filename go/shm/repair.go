@@ -160,8 +160,8 @@ func (e *Engine) repairSteal(si, held, jOut uint64) {
 	// Neither list: still in transit, or it arrived and moved on (popped
 	// and written, or stolen again: both clear the flag).
 	if r.kind == kindFree && r.flags&flagInTransit != 0 {
-		r.flags &^= flagInTransit
 		e.pushFree(si, off)
+		r.flags &^= flagInTransit // after the push: a repair that dies in it must still know
 	}
 }
 

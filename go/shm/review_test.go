@@ -103,28 +103,37 @@ func TestRepairSurvivesDeathInsideRepair(t *testing.T) {
 		"replace":        {func(e *Engine) { e.Set("k", []byte("old"), 0) }, func(e *Engine) { e.Set("k", []byte("new"), 0) }},
 		"from-free-list": {func(e *Engine) { e.Set("k", []byte("old"), 0); e.Del("k") }, func(e *Engine) { e.Set("k", []byte("new"), 0) }},
 		"del":            {func(e *Engine) { e.Set("k", []byte("old"), 0) }, func(e *Engine) { e.Del("k") }},
+		"stolen":         {fillOtherStripes("k"), func(e *Engine) { e.Set("k", []byte("new"), 0) }},
 	}
-	first := []int{crashWritten, crashPublished, crashUnlinked, crashMarkedFree, crashPopped, crashClaimed}
+	first := []int{crashWritten, crashPublished, crashUnlinked, crashMarkedFree, crashPopped, crashClaimed, crashStealUnlinked}
 	second := []int{crashMarkedFree, crashPushed}
+	// Who repairs: the key's next user (its stripe only), or Verify
+	// (every stripe the dead process held, the steal's source too).
+	repairers := map[string]func(e *Engine){
+		"exists": func(e *Engine) { e.Exists("k") },
+		"verify": func(e *Engine) { e.Verify() },
+	}
 	for name, o := range ops {
 		for _, p1 := range first {
 			for _, p2 := range second {
-				t.Run(fmt.Sprintf("%s/%d/%d", name, p1, p2), func(t *testing.T) {
-					e := newTestEngine(t, 1<<20, Config{})
-					e.Set("other", []byte("kept"), 0)
-					o.prepare(e)
-					if !crashAt(t, e, "k", p1, 1, dead, func() { o.op(e) }) {
-						t.Skip("the op does not reach this point")
-					}
-					// The next locker repairs, and dies in the repair.
-					if !crashAt(t, e, "k", p2, 1, dead, func() { e.Exists("k") }) {
-						t.Skip("the repair does not reach this point")
-					}
-					mustVerify(t, e)
-					if v, _ := get(t, e, "other"); v != "kept" {
-						t.Fatalf("other = %q", v)
-					}
-				})
+				for rname, repairer := range repairers {
+					t.Run(fmt.Sprintf("%s/%d/%d/%s", name, p1, p2, rname), func(t *testing.T) {
+						e := newTestEngine(t, 1<<20, Config{})
+						e.Set("other", []byte("kept"), 0)
+						o.prepare(e)
+						if !crashAt(t, e, "k", p1, 1, dead, func() { o.op(e) }) {
+							t.Skip("the op does not reach this point")
+						}
+						// The next locker repairs, and dies in the repair.
+						if !crashAt(t, e, "k", p2, 1, dead, func() { repairer(e) }) {
+							t.Skip("the repair does not reach this point")
+						}
+						mustVerify(t, e)
+						if v, _ := get(t, e, "other"); v != "kept" {
+							t.Fatalf("other = %q", v)
+						}
+					})
+				}
 			}
 		}
 	}
