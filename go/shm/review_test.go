@@ -1,6 +1,7 @@
 package shm
 
 import (
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -8,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ephpm/ephpm-kv/kv"
 )
 
 // Tests from the review of the engine (issue 8): states a death or a
@@ -349,5 +352,25 @@ func TestReclaimPassesCorruptRecordBy(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A record holds its lengths in 32 bits: a value longer than that is
+// refused as too large, whatever max_value_size allows (on a segment over
+// 4 GiB it was stored with its length wrapped: read back truncated). The
+// value is address space nobody may read (PROT_NONE, never backed): only
+// its length is looked at before the refusal.
+func TestValueLongerThanARecordHoldsIsRefused(t *testing.T) {
+	e := newTestEngine(t, 1<<20, Config{MaxValueSize: 1 << 40, CompressMin: -1})
+	huge, err := syscall.Mmap(-1, 0, 1<<32+10, syscall.PROT_NONE, syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+	if err != nil {
+		t.Skip("no 4 GiB of address space:", err)
+	}
+	defer syscall.Munmap(huge)
+	if err := e.Set("k", huge, 0); !errors.Is(err, kv.ErrValueTooLarge) {
+		t.Fatalf("Set of a %d-byte value: %v, want ErrValueTooLarge", len(huge), err)
+	}
+	if _, err := e.SetIfLocked("k", huge, 0, "lock", []byte("t"), time.Second, false); !errors.Is(err, kv.ErrValueTooLarge) {
+		t.Fatalf("SetIfLocked of a %d-byte value: %v, want ErrValueTooLarge", len(huge), err)
 	}
 }
