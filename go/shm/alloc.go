@@ -22,9 +22,12 @@ import (
 //     (zero beyond the bump pointer: nothing was ever there) makes it ours,
 //     then the bump pointer advances (anyone who finds a claimed block at
 //     the bump pointer advances it past: a claimer that died is helped).
-//   - steal: the source stripe's jOut names the block and where it goes,
-//     then it moves from the source's list to ours. Repair of the source
-//     looks for it on both lists.
+//   - steal: the block is flagged in transit, the source stripe's jOut
+//     names it and where it goes, then it moves from the source's list to
+//     ours and loses the flag. Repair of the source looks for it on both
+//     lists, and takes it back only while it still reads in transit: the
+//     source may be repaired long after the thief's stripe, when the block
+//     has moved on from the thief's list.
 
 // Journal words: block offset | class << 40 | flags.
 const (
@@ -148,12 +151,15 @@ func (e *Engine) steal(si, from, to uint64) bool {
 			off := atomic.LoadUint64(head)
 			moved := off != 0 && e.isFree(off, c)
 			if moved {
+				r := e.rec(off)
+				r.flags |= flagInTransit
 				other.jOut = journal(off, c) | si<<dstShift
-				atomic.StoreUint64(head, e.rec(off).next)
+				atomic.StoreUint64(head, r.next)
 				crashPoint(crashStealUnlinked)
 				mine := e.freeHead(si, c)
-				e.rec(off).next = atomic.LoadUint64(mine)
+				r.next = atomic.LoadUint64(mine)
 				atomic.StoreUint64(mine, off)
+				r.flags &^= flagInTransit
 				other.jOut = 0
 			}
 			other.mu.unlock()

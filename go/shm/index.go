@@ -44,20 +44,75 @@ func (e *Engine) unlock(st *stripe, changed bool) {
 
 // find walks bucket b's chain for key of kind. It returns the link word
 // that points at the record and the record's offset, 0 when absent. An
-// offset outside the arena ends the walk (repair drops such links).
+// offset outside the arena ends the walk (repair drops such links), and
+// so does a walk longer than the arena holds blocks (a corrupt chain that
+// loops: repair cuts it, see cutLoop).
 func (e *Engine) find(b uint64, h uint32, key string, kind uint8) (link *uint64, off uint64) {
 	link = e.bucket(b)
+	hops := e.maxChain
 	for off = *link; off != 0; off = *link {
-		if off < e.arenaOff || off >= e.arenaEnd-recHeader {
+		if off < e.arenaOff || off >= e.arenaEnd-recHeader || hops == 0 {
 			return link, 0
 		}
+		hops--
 		r := e.rec(off)
-		if r.hash == h && r.kind == kind && e.keyEq(off, r, key) {
+		if r.hash == h && r.kind == kind && e.fits(off, r) && e.keyEq(off, r, key) {
 			return link, off
 		}
 		link = &r.next
 	}
 	return link, 0
+}
+
+// fits: the record's key and value lie inside its block, and its block
+// inside the arena. Only a corrupt segment has one that does not (repair
+// drops it); find passes it by rather than let a reader run past the
+// segment's end.
+func (e *Engine) fits(off uint64, r *record) bool {
+	c := uint64(r.class)
+	return c < e.classes && off+classSizes[c] <= e.arenaEnd &&
+		recHeader+uint64(r.keyLen)+uint64(r.storedLen) <= classSizes[c]
+}
+
+// chainNext is the link after off in a chain walk, 0 at the end or at an
+// offset outside the arena.
+func (e *Engine) chainNext(off uint64) uint64 {
+	if off < e.arenaOff || off >= e.arenaEnd-recHeader {
+		return 0
+	}
+	return atomic.LoadUint64(&e.rec(off).next)
+}
+
+// cutLoop ends bucket b's chain where it loops back on itself (only a
+// corrupt segment has such a chain: a record is published once, at a
+// chain's head or in place of another), keeping every record once. Floyd's
+// cycle finding: no memory, two walks of the chain. The caller holds b's
+// stripe.
+func (e *Engine) cutLoop(b uint64) (cut bool) {
+	head := atomic.LoadUint64(e.bucket(b))
+	slow, fast := head, head
+	for {
+		slow = e.chainNext(slow)
+		fast = e.chainNext(e.chainNext(fast))
+		if slow == 0 || fast == 0 {
+			return false
+		}
+		if slow == fast {
+			break
+		}
+	}
+	// The loop starts where a walk from the head meets one from the
+	// meeting point; its last record links back to that start.
+	start := head
+	for start != slow {
+		start, slow = e.chainNext(start), e.chainNext(slow)
+	}
+	last := start
+	for e.chainNext(last) != start {
+		last = e.chainNext(last)
+	}
+	atomic.StoreUint64(&e.rec(last).next, 0)
+	return true
 }
 
 // remove unlinks the record at off (pointed at by link) and frees its

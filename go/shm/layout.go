@@ -64,6 +64,7 @@ type geometry struct {
 	bucketsOff uint64
 	arenaOff   uint64
 	arenaEnd   uint64
+	maxChain   uint64 // more links than the arena holds blocks: a chain that loops
 }
 
 func pow2Floor(n uint64) uint64 {
@@ -88,6 +89,7 @@ func geometryFor(size uint64) geometry {
 	g.bucketsOff = g.freeOff + g.stripes*g.classes*8
 	g.arenaOff = alignUp(g.bucketsOff+g.buckets*8, arenaAlign)
 	g.arenaEnd = size &^ (arenaAlign - 1)
+	g.maxChain = (g.arenaEnd-g.arenaOff)/classSizes[0] + 1
 	return g
 }
 

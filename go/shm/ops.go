@@ -361,9 +361,11 @@ func (e *Engine) Flush() error {
 	for si := uint64(0); si < e.stripes; si++ {
 		st := e.lockStripe(si)
 		for b := si; b < e.buckets; b += e.stripes {
+			e.cutLoop(b)
 			head := e.bucket(b)
 			for off := *head; off != 0; off = *head {
-				if off < e.arenaOff || off >= e.arenaEnd-recHeader {
+				if off < e.arenaOff || off >= e.arenaEnd-recHeader ||
+					(e.rec(off).kind != kindUser && e.rec(off).kind != kindFence) || !e.blockInRange(off, uint64(e.rec(off).class)) {
 					atomic.StoreUint64(head, 0) // corrupt: drop the chain
 					break
 				}

@@ -33,12 +33,16 @@ func (e *Engine) reclaimExpired() {
 func (e *Engine) reclaimStripe(si uint64, st *stripe, now int64) (n int) {
 	st.minDL = 0
 	for b := si; b < e.buckets; b += e.stripes {
+		e.cutLoop(b) // a corrupt chain must not hold the walk below for ever
 		link := e.bucket(b)
 		for off := *link; off != 0; off = *link {
 			if off < e.arenaOff || off >= e.arenaEnd-recHeader {
 				break
 			}
 			r := e.rec(off)
+			if (r.kind != kindUser && r.kind != kindFence) || !e.fits(off, r) {
+				break // corrupt: freeing it would index past the class tables (repair drops it)
+			}
 			if r.kind == kindUser && r.deadline != 0 && r.deadline <= now {
 				e.remove(si, st, link, off)
 				st.expired++

@@ -41,6 +41,12 @@ const (
 
 const flagCompressed = 1
 
+// flagInTransit marks a free block that steal is moving between two
+// stripes' lists: set before it leaves the source's list, cleared once it
+// is on the thief's. Only such a block may be pushed back by the source's
+// repair (see repairSteal); writeRecord overwrites it.
+const flagInTransit = 0x80
+
 func (e *Engine) rec(off uint64) *record { return (*record)(e.at(off)) }
 
 // recKey is the record's key, aliasing the segment.

@@ -34,6 +34,7 @@ func (e *Engine) repair(si, held uint64) {
 	var cnt stripeCount
 	var minDL int64
 	for b := si; b < e.buckets; b += e.stripes {
+		e.cutLoop(b)
 		link := e.bucket(b)
 		for off := *link; off != 0; off = *link {
 			if e.recordProblem(off, b) != "" {
@@ -112,6 +113,11 @@ func (e *Engine) repairAlloc(si, off, c uint64, bumped bool) {
 		}
 	}
 	r.class = uint8(c)
+	// From here it is a block of ours off our list, whatever its kind
+	// reads: a repair that dies inside pushFree (the block marked free,
+	// not yet pushed) must not leave a bump journal, which reads a free
+	// block as another stripe's.
+	e.stripe(si).jAlloc = journal(off, c)
 	e.pushFree(si, off)
 }
 
@@ -122,7 +128,11 @@ func (e *Engine) repairAlloc(si, off, c uint64, bumped bool) {
 func (e *Engine) repairSteal(si, held, jOut uint64) {
 	off, c := splitJournal(jOut)
 	dst := jOut >> dstShift & (maxStripes - 1)
-	if !e.blockInRange(off, c) || dst >= e.stripes || dst == si || e.onList(si, c, off) {
+	if !e.blockInRange(off, c) || dst >= e.stripes || dst == si {
+		return
+	}
+	if e.onList(si, c, off) {
+		e.rec(off).flags &^= flagInTransit // never left
 		return
 	}
 	if dst != held && held != allStripes {
@@ -142,8 +152,16 @@ func (e *Engine) repairSteal(si, held, jOut uint64) {
 		}
 		defer other.mu.unlock()
 	}
-	if !e.onList(dst, c, off) && e.rec(off).kind == kindFree {
+	r := e.rec(off)
+	if e.onList(dst, c, off) {
+		r.flags &^= flagInTransit // arrived
+		return
+	}
+	// Neither list: still in transit, or it arrived and moved on (popped
+	// and written, or stolen again: both clear the flag).
+	if r.kind == kindFree && r.flags&flagInTransit != 0 {
 		e.pushFree(si, off)
+		r.flags &^= flagInTransit // after the push: a repair that dies in it must still know
 	}
 }
 

@@ -7,7 +7,7 @@ import "github.com/ephpm/ephpm-kv/kv"
 func (e *Engine) Stats() (kv.Stats, error) {
 	s := kv.Stats{
 		BytesLimit:  int64(e.arenaEnd - e.arenaOff),
-		ValueMax:    e.maxValue,
+		ValueMax:    min(e.maxValue, maxRecordValue),
 		CompressMin: max(e.compressMin, 0),
 	}
 	for si := uint64(0); si < e.stripes; si++ {

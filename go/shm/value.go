@@ -3,6 +3,7 @@ package shm
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/klauspost/compress/s2"
@@ -21,8 +22,12 @@ type prepared struct {
 
 var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
+// maxRecordValue is the longest value a record can hold: its lengths are
+// 32-bit words (a longer one would be stored with its length wrapped).
+const maxRecordValue = math.MaxUint32 - recHeader - kv.MaxKeySize
+
 func (e *Engine) prepare(value []byte) (prepared, error) {
-	if int64(len(value)) > e.maxValue {
+	if int64(len(value)) > e.maxValue || len(value) > maxRecordValue {
 		return prepared{}, e.tooLarge(len(value))
 	}
 	if e.compressMin > 0 && int64(len(value)) >= e.compressMin {
@@ -32,7 +37,7 @@ func (e *Engine) prepare(value []byte) (prepared, error) {
 }
 
 func (e *Engine) tooLarge(n int) error {
-	return fmt.Errorf("%w: %d bytes, max_value_size is %d", kv.ErrValueTooLarge, n, e.maxValue)
+	return fmt.Errorf("%w: %d bytes, max_value_size is %d", kv.ErrValueTooLarge, n, min(e.maxValue, maxRecordValue))
 }
 
 func (e *Engine) compress(value []byte) prepared {
