@@ -134,6 +134,22 @@ static void block_php_signals(sigset_t *old)
 	pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
+/* What to change when the engine refuses the segment (another layout, or
+ * not an ephpm-kv segment): it was made by another build. */
+static const char *shm_refused_hint(void)
+{
+	static char hint[512];
+	const char *name = EPHPM_G(shm_name);
+	if (name && *name) {
+		snprintf(hint, sizeof hint, "; every process that shares the segment must run the same ephpm-kv build: "
+			"stop them and remove /dev/shm%s, or set another ephpm.shm_name", name);
+	} else {
+		snprintf(hint, sizeof hint, "; the process that mapped it at startup (php-fpm's master) runs another "
+			"ephpm-kv build than this one: restart it");
+	}
+	return hint;
+}
+
 /* Opens, checks and configures the library; false with msg filled on failure.
  * retry tells whether a later call may succeed (a file still being deployed)
  * or not (a wrong library or configuration will not fix itself). */
@@ -187,7 +203,8 @@ static bool load_locked(const char *path, char *msg, size_t size, bool *retry, i
 	if (rc < 0) {
 		/* e.g. EPHPM_KV_E_CONFIG for a malformed ephpm.server */
 		*code = err.code;
-		snprintf(msg, size, "ephpm-kv: the library refused its configuration: %s", err.message);
+		snprintf(msg, size, "ephpm-kv: the library refused its configuration: %s%s", err.message,
+			engine == EPHPM_ENGINE_SHM && err.code == EPHPM_KV_E_CONFIG ? shm_refused_hint() : "");
 		return false;
 	}
 	loaded_pid = getpid();

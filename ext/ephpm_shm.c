@@ -18,7 +18,7 @@ static void *shm_base;
 static size_t shm_size;
 static char shm_name[256]; /* "" for an anonymous segment */
 static bool shm_tried;     /* ephpm_shm_map was called */
-static char shm_error[512];
+static char shm_error[1024]; /* room for a 255-byte name, twice */
 
 bool ephpm_shm_name_valid(const char *name, size_t len)
 {
@@ -94,7 +94,8 @@ void ephpm_shm_map(size_t size, const char *name)
 		close(fd); /* the mapping keeps the segment */
 	}
 	if (base == MAP_FAILED) {
-		snprintf(shm_error, sizeof shm_error, "cannot map %zu bytes of shared memory%s%s: %s",
+		snprintf(shm_error, sizeof shm_error, "cannot map %zu bytes of shared memory%s%s: %s; lower "
+			"ephpm.shm_size, or set it to 0 for a store in each process",
 			size, fd >= 0 ? " from " : "", fd >= 0 ? name : "", strerror(mmap_errno));
 		return;
 	}
