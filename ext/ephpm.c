@@ -163,7 +163,8 @@ static PHP_MINIT_FUNCTION(ephpm)
 	/* No library load here: see ephpm_library.c (fork safety). */
 	REGISTER_INI_ENTRIES();
 	/* Mapped here, before php-fpm or Apache prefork forks its workers, so
-	 * they all inherit the one segment. Not needed in server mode. */
+	 * they all inherit the one segment (a named one is opened on first use).
+	 * Not needed in server mode. */
 	if (!EPHPM_SERVER_MODE() && EPHPM_G(shm_size) > 0) {
 		ephpm_shm_map((size_t)EPHPM_G(shm_size), EPHPM_G(shm_name));
 	}
@@ -230,9 +231,9 @@ static PHP_MINFO_FUNCTION(ephpm)
 	if (ephpm_library_engine() == EPHPM_ENGINE_SHM) {
 		char segment[300];
 		const char *name = EPHPM_G(shm_name);
-		snprintf(segment, sizeof segment, "%zu bytes, %s%s", ephpm_shm_size(),
+		snprintf(segment, sizeof segment, "%zu bytes, %s%s%s", (size_t)EPHPM_G(shm_size),
 			name && *name ? "named " : "anonymous (shared with the processes forked from this one)",
-			name && *name ? name : "");
+			name && *name ? name : "", name && *name && !ephpm_shm_base() ? " (opened on first use)" : "");
 		php_info_print_table_row(2, "Shared segment", segment);
 	} else if (ephpm_library_engine() == EPHPM_ENGINE_NONE) {
 		php_info_print_table_row(2, "Shared segment",

@@ -158,10 +158,15 @@ static bool load_locked(const char *path, char *msg, size_t size, bool *retry, i
 	*retry = false;
 	*code = EPHPM_KV_E_UNAVAILABLE;
 	ephpm_engine engine = ephpm_library_engine();
-	if (engine == EPHPM_ENGINE_NONE) {
+	size_t shm_size = (size_t)EPHPM_G(shm_size);
+	const char *shm_name = EPHPM_G(shm_name);
+	const char *shm_error = engine == EPHPM_ENGINE_SHM ? ephpm_shm_attach(shm_size, shm_name)
+		: engine == EPHPM_ENGINE_NONE ? ephpm_shm_error(shm_size, shm_name) : NULL;
+	if (shm_error) {
 		*code = EPHPM_KV_E_CONFIG;
+		*retry = !ephpm_shm_error_lasts(shm_size, shm_name);
 		snprintf(msg, size, "ephpm-kv: the shared memory segment (ephpm.shm_size, ephpm.shm_name) cannot be used: %s",
-			ephpm_shm_error((size_t)EPHPM_G(shm_size), EPHPM_G(shm_name)));
+			shm_error);
 		return false;
 	}
 	void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);

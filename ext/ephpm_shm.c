@@ -12,13 +12,19 @@
 #include "php.h"
 #include "ephpm_shm.h"
 
-/* Process-wide, set once in MINIT: every thread and every forked child sees
- * the same mapping. */
+/* Process-wide. The anonymous segment is mapped in MINIT, so every forked
+ * child sees the same mapping; a named one by the first use in a process. */
 static void *shm_base;
 static size_t shm_size;
-static char shm_name[256]; /* "" for an anonymous segment */
-static bool shm_tried;     /* ephpm_shm_map was called */
-static char shm_error[1024]; /* room for a 255-byte name, twice */
+static bool shm_named;      /* shm_base is a named segment's */
+static char shm_name[256];  /* ephpm.shm_name at startup */
+static bool shm_tried;      /* ephpm_shm_map was called */
+static size_t startup_size; /* ephpm.shm_size at startup */
+/* Failures are for good (room for a 255-byte name, twice); settings that
+ * differ from startup's may change back (per request, in php-fpm). */
+static char shm_error[1024];      /* opening or mapping the named segment */
+static char anon_error[1024];     /* mapping the anonymous one */
+static char settings_error[1024];
 
 bool ephpm_shm_name_valid(const char *name, size_t len)
 {
@@ -77,30 +83,51 @@ static int open_named(const char *name, size_t size)
 	return fd;
 }
 
-void ephpm_shm_map(size_t size, const char *name)
+/* Maps size bytes (from the named segment's fd, or anonymous with fd -1). */
+static bool map_segment(size_t size, int fd, const char *name)
 {
-	int fd = -1, flags = MAP_SHARED | MAP_ANONYMOUS;
-	shm_tried = true;
-	snprintf(shm_name, sizeof shm_name, "%s", name ? name : "");
-	if (name && *name) {
-		if ((fd = open_named(name, size)) < 0) {
-			return;
-		}
-		flags = MAP_SHARED;
-	}
-	void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, flags, fd, 0);
+	char *error = fd >= 0 ? shm_error : anon_error;
+	void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, fd >= 0 ? MAP_SHARED : MAP_SHARED | MAP_ANONYMOUS, fd, 0);
 	int mmap_errno = errno;
 	if (fd >= 0) {
 		close(fd); /* the mapping keeps the segment */
 	}
 	if (base == MAP_FAILED) {
-		snprintf(shm_error, sizeof shm_error, "cannot map %zu bytes of shared memory%s%s: %s; lower "
+		snprintf(error, sizeof shm_error, "cannot map %zu bytes of shared memory%s%s: %s; lower "
 			"ephpm.shm_size, or set it to 0 for a store in each process",
 			size, fd >= 0 ? " from " : "", fd >= 0 ? name : "", strerror(mmap_errno));
-		return;
+		return false;
 	}
 	shm_base = base;
 	shm_size = size;
+	shm_named = fd >= 0;
+	return true;
+}
+
+void ephpm_shm_map(size_t size, const char *name)
+{
+	shm_tried = true;
+	startup_size = size;
+	snprintf(shm_name, sizeof shm_name, "%s", name ? name : "");
+	/* A named segment is opened on first use instead (ephpm_shm_attach),
+	 * by the process that uses it: a php-fpm master started as root would
+	 * create it owned by root, mode 0600, and the pool's CLI jobs, running
+	 * as the pool's user, could not open it. */
+	if (!shm_name[0]) {
+		map_segment(size, -1, NULL);
+	}
+}
+
+const char *ephpm_shm_attach(size_t size, const char *name)
+{
+	if (name && *name && !shm_named && !shm_error[0]) {
+		ephpm_shm_unmap(); /* the anonymous segment, when php.ini has one: not this one */
+		int fd = open_named(name, size);
+		if (fd >= 0) {
+			map_segment(size, fd, name);
+		}
+	}
+	return ephpm_shm_error(size, name);
 }
 
 void ephpm_shm_unmap(void)
@@ -109,6 +136,7 @@ void ephpm_shm_unmap(void)
 		munmap(shm_base, shm_size);
 		shm_base = NULL;
 		shm_size = 0;
+		shm_named = false;
 	}
 }
 
@@ -124,16 +152,27 @@ size_t ephpm_shm_size(void)
 
 const char *ephpm_shm_error(size_t size, const char *name)
 {
-	if (shm_error[0]) {
-		return shm_error;
+	if (name && *name) {
+		/* opened on first use with the settings in force then */
+		return shm_error[0] ? shm_error : NULL;
+	}
+	if (anon_error[0]) {
+		return anon_error;
 	}
 	/* Settings changed after startup, e.g. per php-fpm pool: the segment
 	 * the master mapped (or did not) is what every worker has. */
-	if (!shm_tried || shm_size != size || strcmp(shm_name, name ? name : "") != 0) {
-		snprintf(shm_error, sizeof shm_error, "ephpm.shm_size and ephpm.shm_name were %zu and \"%s\" at startup, "
-			"when the segment is mapped, and are %zu and \"%s\" now: set them in php.ini, not per php-fpm pool "
-			"or directory", shm_tried ? shm_size : 0, shm_name, size, name ? name : "");
-		return shm_error;
+	if (!shm_tried || startup_size != size || shm_name[0] || shm_named) {
+		snprintf(settings_error, sizeof settings_error, "ephpm.shm_size and ephpm.shm_name were %zu and \"%s\" "
+			"at startup, when the anonymous segment is mapped, and are %zu and \"%s\" now: set ephpm.shm_size in "
+			"php.ini, not per php-fpm pool or directory (a named segment, ephpm.shm_name, may be set per pool)",
+			shm_tried ? startup_size : 0, shm_name, size, name ? name : "");
+		return settings_error;
 	}
 	return NULL;
+}
+
+bool ephpm_shm_error_lasts(size_t size, const char *name)
+{
+	const char *error = ephpm_shm_error(size, name);
+	return error && error != settings_error;
 }

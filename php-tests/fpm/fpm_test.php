@@ -75,7 +75,10 @@ $shared = $mode !== 'map';
 function start_cli(string ...$args): array
 {
     global $shmName;
-    $p = proc_open([PHP_BINARY, '-n', '-d', 'extension=' . dirname(__DIR__, 2) . '/build/ephpm.so',
+    // EPHPM_FPM_CLI_AS=user:group: as the pool's workers run (run.sh, as root)
+    $as = getenv('EPHPM_FPM_CLI_AS');
+    $prefix = $as ? ['setpriv', '--reuid=' . explode(':', $as)[0], '--regid=' . explode(':', $as)[1], '--clear-groups'] : [];
+    $p = proc_open([...$prefix, PHP_BINARY, '-n', '-d', 'extension=' . dirname(__DIR__, 2) . '/build/ephpm.so',
         '-d', "ephpm.shm_name=$shmName", ...$args], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
     return [$p, $pipes[1], $pipes[2]];
 }

@@ -42,6 +42,7 @@ listen = $work/$name.sock
 pm = static
 pm.max_children = 4
 catch_workers_output = yes
+${pool_extra:-}
 CONF
   "$fpm" -n -c "$work/$name.ini" -y "$work/$name.conf" -R -F &
   pids+=($!)
@@ -65,6 +66,12 @@ case "$mode" in
     start_fpm fpm
     drive fpm shm
     rm -f "/dev/shm$shm_name"
+    # As deployed: a master started as root, workers and CLI jobs (cron) as
+    # the application's user, here nobody.
+    if [ "$(id -u)" = 0 ]; then
+      pool_extra=$'user = nobody\ngroup = nogroup'
+      export EPHPM_FPM_CLI_AS=nobody:nogroup
+    fi
     start_fpm named "ephpm.shm_name=$shm_name"
     drive named named "$shm_name" ;;
   map)
