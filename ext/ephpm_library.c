@@ -164,7 +164,6 @@ static bool load_locked(const char *path, char *msg, size_t size, bool *retry, i
 		: engine == EPHPM_ENGINE_NONE ? ephpm_shm_error(shm_size, shm_name) : NULL;
 	if (shm_error) {
 		*code = EPHPM_KV_E_CONFIG;
-		*retry = !ephpm_shm_error_lasts(shm_size, shm_name);
 		snprintf(msg, size, "ephpm-kv: the shared memory segment (ephpm.shm_size, ephpm.shm_name) cannot be used: %s",
 			shm_error);
 		return false;

@@ -20,8 +20,7 @@ static bool shm_named;      /* shm_base is a named segment's */
 static char shm_name[256];  /* ephpm.shm_name at startup */
 static bool shm_tried;      /* ephpm_shm_map was called */
 static size_t startup_size; /* ephpm.shm_size at startup */
-/* Failures are for good (room for a 255-byte name, twice); settings that
- * differ from startup's may change back (per request, in php-fpm). */
+/* Why the segment cannot be used (room for a 255-byte name, twice). */
 static char shm_error[1024];      /* opening or mapping the named segment */
 static char anon_error[1024];     /* mapping the anonymous one */
 static char settings_error[1024];
@@ -169,10 +168,4 @@ const char *ephpm_shm_error(size_t size, const char *name)
 		return settings_error;
 	}
 	return NULL;
-}
-
-bool ephpm_shm_error_lasts(size_t size, const char *name)
-{
-	const char *error = ephpm_shm_error(size, name);
-	return error && error != settings_error;
 }

@@ -41,8 +41,4 @@ size_t ephpm_shm_size(void);
  * other settings), or NULL when it can or a named one is not opened yet. */
 const char *ephpm_shm_error(size_t size, const char *name);
 
-/* Whether that error is a failure, for good in this process, rather than
- * settings that differ from startup's (per request, they may change back). */
-bool ephpm_shm_error_lasts(size_t size, const char *name);
-
 #endif

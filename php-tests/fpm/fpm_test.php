@@ -8,6 +8,7 @@
 //   map     ephpm.shm_size=0: each worker its own store, so the session and
 //           lock counters must come out short (the bug the segment fixes)
 //   named   the pool and CLI processes share the segment SHM_NAME
+//   sized   a pool with php_admin_value[ephpm.shm_size]: refused
 
 [, $socket, $mode] = $argv;
 $shmName = $argv[3] ?? '';
@@ -64,6 +65,16 @@ function state(string $key = ''): array
 {
     $body = finish([start_request('state.php', ['key' => $key])])[0];
     return json_decode($body, true) ?? throw new RuntimeException("state.php answered: $body");
+}
+
+if ($mode === 'sized') {
+    // The pool's php_admin_value[ephpm.shm_size] is not the size the master
+    // mapped: every worker refuses, saying where to set it.
+    $bodies = run_concurrently(4, 'first_use.php');
+    check('a pool with its own ephpm.shm_size: first use is CONFIG, naming php.ini',
+        count(array_filter($bodies, fn($b) => str_starts_with($b, '9 ') && str_contains($b, 'php.ini'))) === 4, implode(' | ', $bodies));
+    printf("fpm %s: %d passed, %d failed\n", $mode, $passed, $failed);
+    exit($failed ? 1 : 0);
 }
 
 $engine = ['server' => 'server', 'shm' => 'shm', 'named' => 'shm', 'map' => 'map'][$mode];
