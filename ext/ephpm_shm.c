@@ -71,6 +71,22 @@ static int open_named(const char *name, size_t size)
 		}
 		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
 	}
+	/* Whoever else can write the segment could forge sessions and take or
+	 * free locks: only a segment private to this user is attached. */
+	if (st.st_uid != geteuid()) {
+		snprintf(shm_error, sizeof shm_error, "the shared memory segment %s belongs to uid %ld, and this process "
+			"runs as uid %ld: run every process that shares it as one user, or set another ephpm.shm_name",
+			name, (long)st.st_uid, (long)geteuid());
+		close(fd);
+		return -1;
+	}
+	if (st.st_mode & 077) {
+		snprintf(shm_error, sizeof shm_error, "the shared memory segment %s has mode %04o: other users may read "
+			"or write it; remove it (/dev/shm%s) and let ephpm-kv create it (mode 0600), or set another "
+			"ephpm.shm_name", name, (unsigned)(st.st_mode & 07777), name);
+		close(fd);
+		return -1;
+	}
 	if ((uint64_t)st.st_size != size) {
 		/* Never attach at another size: the store's layout depends on it. */
 		snprintf(shm_error, sizeof shm_error, "the shared memory segment %s is %lld bytes, but ephpm.shm_size "
