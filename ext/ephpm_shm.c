@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -31,45 +32,14 @@ bool ephpm_shm_name_valid(const char *name, size_t len)
 		&& strlen(name) == len;
 }
 
-/* A process that finds the segment it did not create still empty waits
- * this long for the creator's ftruncate before calling the size wrong. */
-#define SIZING_WAIT_MS 1000
-
-static int open_named(const char *name, size_t size)
+/* Checks a segment someone else published: ours alone, of our size. */
+static int check_existing(int fd, const char *name, size_t size)
 {
-	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-	if (fd >= 0) {
-		/* Reserve the pages, not only the size: a segment only ftruncated
-		 * on a tmpfs without room would SIGBUS a worker mid-operation. */
-		int rc = posix_fallocate(fd, 0, (off_t)size);
-		if (rc == EOPNOTSUPP || rc == EINVAL) {
-			rc = ftruncate(fd, (off_t)size) == 0 ? 0 : errno;
-		}
-		if (rc != 0) {
-			snprintf(shm_error, sizeof shm_error, "cannot size the shared memory segment %s to %zu bytes: %s",
-				name, size, strerror(rc));
-			close(fd);
-			shm_unlink(name); /* nobody could use it at size 0 */
-			return -1;
-		}
-		return fd;
-	}
-	if (errno != EEXIST || (fd = shm_open(name, O_RDWR, 0)) < 0) {
-		snprintf(shm_error, sizeof shm_error, "cannot open the shared memory segment %s: %s", name, strerror(errno));
-		return -1;
-	}
 	struct stat st;
-	for (int waited = 0;; waited++) {
-		if (fstat(fd, &st) != 0) {
-			snprintf(shm_error, sizeof shm_error, "cannot stat the shared memory segment %s: %s",
-				name, strerror(errno));
-			close(fd);
-			return -1;
-		}
-		if (st.st_size != 0 || waited == SIZING_WAIT_MS) {
-			break;
-		}
-		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	if (fstat(fd, &st) != 0) {
+		snprintf(shm_error, sizeof shm_error, "cannot stat the shared memory segment %s: %s", name, strerror(errno));
+		close(fd);
+		return -1;
 	}
 	/* Whoever else can write the segment could forge sessions and take or
 	 * free locks: only a segment private to this user is attached. */
@@ -96,6 +66,61 @@ static int open_named(const char *name, size_t size)
 		return -1;
 	}
 	return fd;
+}
+
+/* Opens the named segment, creating it when there is none (O_EXCL: one
+ * creator, one reservation of its pages). The creator holds an exclusive
+ * flock while it sizes the segment; a process that finds it unsized waits
+ * on that lock, however long a large segment takes, instead of a fixed
+ * time after which it refused the segment for good. */
+static int open_named(const char *name, size_t size)
+{
+	for (int attempt = 0; attempt < 1000; attempt++) {
+		int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+		if (fd >= 0) {
+			flock(fd, LOCK_EX);
+			/* Reserve the pages, not only the size: a segment only
+			 * ftruncated on a tmpfs without room would SIGBUS a worker
+			 * mid-operation. */
+			int rc = posix_fallocate(fd, 0, (off_t)size);
+			if (rc == EOPNOTSUPP || rc == EINVAL) {
+				rc = ftruncate(fd, (off_t)size) == 0 ? 0 : errno;
+			}
+			if (rc != 0) {
+				snprintf(shm_error, sizeof shm_error, "cannot size the shared memory segment %s to %zu bytes: "
+					"%s", name, size, strerror(rc));
+				shm_unlink(name); /* nobody could use it at size 0 */
+				close(fd);
+				return -1;
+			}
+			flock(fd, LOCK_UN);
+			return fd;
+		}
+		if (errno != EEXIST || (fd = shm_open(name, O_RDWR, 0)) < 0) {
+			if (errno == ENOENT) {
+				continue; /* removed meanwhile: create it */
+			}
+			snprintf(shm_error, sizeof shm_error, "cannot open the shared memory segment %s: %s", name,
+				strerror(errno));
+			return -1;
+		}
+		struct stat st;
+		if (fstat(fd, &st) == 0 && st.st_size == 0 && st.st_uid == geteuid() && !(st.st_mode & 077)) {
+			/* being sized: wait for its creator (a lock it holds until
+			 * then, released if it dies), then look again */
+			flock(fd, LOCK_SH);
+			if (fstat(fd, &st) == 0 && (st.st_size == 0 || st.st_nlink == 0)) {
+				/* its creator failed, or has not taken the lock yet */
+				close(fd);
+				nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+				continue;
+			}
+		}
+		return check_existing(fd, name, size); /* the mapping does not keep the flock */
+	}
+	snprintf(shm_error, sizeof shm_error, "the shared memory segment %s stays empty (0 bytes): remove it "
+		"(/dev/shm%s) while no process uses it", name, name);
+	return -1;
 }
 
 /* Maps size bytes (from the named segment's fd, or anonymous with fd -1). */
