@@ -25,7 +25,7 @@ ephpm_shm_child($long, '4M', 'ephpm_kv_set("k", "v");');
 echo substr(ephpm_shm_child($long, '8M', $try), -60), "\n";
 ?>
 --EXPECTF--
-CONFIG: ephpm-kv: the shared memory segment (ephpm.shm_size, ephpm.shm_name) cannot be used: cannot map 140737488355328 bytes of shared memory: Cannot allocate memory; lower ephpm.shm_size, or set it to 0 for a store in each process
+CONFIG: ephpm-kv: the shared memory segment (ephpm.shm_size, ephpm.shm_name) cannot be used: cannot map 140737488355328 bytes of shared memory: %s; lower ephpm.shm_size, or set it to 0 for a store in each process
 bool(true)
 CONFIG: ephpm-kv: the library refused its configuration: shared segment of 4194304 bytes: shm: incompatible segment: segment formatted by layout v99 for 4 MiB; this process wants v1 / 4 MiB; every process that shares the segment must run the same ephpm-kv build: stop them and remove /dev/shm/ephpm-phpt-%s, or set another ephpm.shm_name
 CONFIG: ephpm-kv: the library refused its configuration: shared segment of 4194304 bytes: shm: incompatible segment: the segment is not an ephpm-kv segment (magic %s); this process wants layout v1 / 4 MiB; every process that shares the segment must run the same ephpm-kv build: stop them and remove /dev/shm/ephpm-phpt-%s, or set another ephpm.shm_name
