@@ -37,15 +37,22 @@ static ZEND_INI_MH(OnUpdateEphpmBytes)
 }
 
 /* ephpm.shm_size: 0 turns the shared segment off. A value that is not a
- * quantity is refused, not read as 0 (which would turn sharing off). */
+ * quantity is refused, not read as 0 (which would turn sharing off): an
+ * empty one too, which zend_ini_parse_quantity reads as 0. */
 static ZEND_INI_MH(OnUpdateEphpmShmSize)
 {
 	zend_string *errstr = NULL;
 	zend_long value = zend_ini_parse_quantity(new_value, &errstr);
-	if (errstr) {
+	bool blank = true;
+	for (size_t i = 0; i < ZSTR_LEN(new_value); i++) {
+		blank = blank && isspace((unsigned char)ZSTR_VAL(new_value)[i]);
+	}
+	if (errstr || blank) {
 		php_error_docref(NULL, E_WARNING, "Invalid \"%s\" setting \"%s\": not a byte size such as \"64M\"",
 			ZSTR_VAL(entry->name), ZSTR_VAL(new_value));
-		zend_string_release(errstr);
+		if (errstr) {
+			zend_string_release(errstr);
+		}
 		return FAILURE;
 	}
 	if (value != 0 && (value < EPHPM_SHM_MIN_SIZE || value > EPHPM_SHM_MAX_SIZE)) {
