@@ -261,9 +261,18 @@ void ephpm_throw_store_error(const ephpm_kv_error *err)
 	 * the shared segment's size is its limit. */
 	ephpm_engine engine = ephpm_library_engine();
 	bool server = engine == EPHPM_ENGINE_SERVER;
-	const char *hint = "";
+	const char *hint = "", *shm_name = EPHPM_G(shm_name);
+	char named_full[512];
 	switch (err->code) {
 	case EPHPM_KV_E_FULL:
+		if (engine == EPHPM_ENGINE_SHM && shm_name && *shm_name) {
+			/* a named segment outlives its processes: a restart keeps its size */
+			snprintf(named_full, sizeof named_full, "; raise ephpm.shm_size: stop every process that shares the "
+				"segment, remove it (/dev/shm%s), and start them with the new size; or give entries a TTL, or "
+				"delete what is no longer needed", shm_name);
+			hint = named_full;
+			break;
+		}
 		hint = server ? "; raise the ephpm-kv server's --memory-limit, give entries a TTL, or delete what is no longer needed"
 			: engine == EPHPM_ENGINE_SHM ? "; raise ephpm.shm_size (every process that shares the segment must "
 				"restart with the new size), give entries a TTL, or delete what is no longer needed"
