@@ -96,7 +96,12 @@ static int open_named(const char *name, size_t size)
 			flock(fd, LOCK_UN);
 			return fd;
 		}
-		if (errno != EEXIST || (fd = shm_open(name, O_RDWR, 0)) < 0) {
+		if (errno != EEXIST) {
+			snprintf(shm_error, sizeof shm_error, "cannot create the shared memory segment %s: %s", name,
+				strerror(errno));
+			return -1;
+		}
+		if ((fd = shm_open(name, O_RDWR, 0)) < 0) {
 			if (errno == ENOENT) {
 				continue; /* removed meanwhile: create it */
 			}
