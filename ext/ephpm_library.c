@@ -32,6 +32,7 @@ static bool forked_after_load; /* this process is a child of loaded_pid */
 static char *load_error;       /* a permanent failure, e.g. ABI mismatch */
 static int load_error_code = EPHPM_KV_E_UNAVAILABLE; /* its exception code */
 static char default_path[PATH_MAX];
+static ephpm_engine loaded_engine; /* what configure started, once loaded */
 
 static void forget_ops_in_child(void)
 {
@@ -78,6 +79,11 @@ const char *ephpm_library_state(void)
 
 ephpm_engine ephpm_library_engine(void)
 {
+	/* Once started, the engine is what runs, whatever the settings say now
+	 * (php-fpm applies a FastCGI PHP_ADMIN_VALUE to a running worker). */
+	if (ephpm_library_ops) {
+		return loaded_engine;
+	}
 	if (EPHPM_SERVER_MODE()) {
 		return EPHPM_ENGINE_SERVER;
 	}
@@ -212,6 +218,7 @@ static bool load_locked(const char *path, char *msg, size_t size, bool *retry, i
 		return false;
 	}
 	loaded_pid = getpid();
+	loaded_engine = engine;
 	__atomic_store_n(&ephpm_library_ops, ops, __ATOMIC_RELEASE);
 	return true;
 }

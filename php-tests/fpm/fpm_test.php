@@ -23,10 +23,10 @@ function check(string $what, bool $ok, string $detail = ''): void
 }
 
 /** Starts one FastCGI request; returns [process, stdout pipe, stderr pipe]. */
-function start_request(string $script, array $query = [], string $cookie = ''): array
+function start_request(string $script, array $query = [], string $cookie = '', array $params = []): array
 {
     global $socket, $app;
-    $env = [
+    $env = $params + [
         'SCRIPT_FILENAME' => "$app/$script",
         'SCRIPT_NAME' => "/$script",
         'REQUEST_METHOD' => 'GET',
@@ -176,6 +176,19 @@ foreach (['del', 'del_if_eq'] as $release) {
         check('release with del_if_eq: no lost update among workers', $counter === $workers, "counter $counter of $workers");
     }
 }
+
+// 4. Settings changed after a worker started its engine (a FastCGI
+//    PHP_ADMIN_VALUE, which php-fpm also keeps for the worker's later
+//    requests) change nothing: stats() names the engine that runs. Last,
+//    since the workers keep the setting.
+$started = run_concurrently(4, 'first_use.php', ['hold' => 1]);
+$requests = [];
+for ($i = 0; $i < 4; $i++) {
+    $requests[] = start_request('first_use.php', ['hold' => 1], '', ['PHP_ADMIN_VALUE' => 'ephpm.shm_size=0']);
+}
+$bodies = finish($requests);
+check("stats()['engine'] names the running engine after ephpm.shm_size changed in every worker",
+    count(array_filter($bodies, fn($b) => $b === "ok $engine")) === 4, implode(' | ', [...$started, ...$bodies]));
 
 printf("fpm %s: %d passed, %d failed\n", $mode, $passed, $failed);
 exit($failed ? 1 : 0);
