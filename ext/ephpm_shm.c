@@ -79,6 +79,7 @@ static int open_named(const char *name, size_t size)
 		int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
 		if (fd >= 0) {
 			flock(fd, LOCK_EX);
+			fchmod(fd, 0600); /* the umask may have taken the owner's own rights */
 			/* Reserve the pages, not only the size: a segment only
 			 * ftruncated on a tmpfs without room would SIGBUS a worker
 			 * mid-operation. */
