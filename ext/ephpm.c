@@ -236,7 +236,7 @@ static PHP_MINFO_FUNCTION(ephpm)
 	info_row_long("Ops table ABI", EPHPM_KV_ABI_VERSION);
 	php_info_print_table_row(2, "Store", ephpm_store_description());
 	if (ephpm_library_engine() == EPHPM_ENGINE_SHM) {
-		char segment[300];
+		char segment[512]; /* a 255-byte name and the words around it */
 		const char *name = EPHPM_G(shm_name);
 		snprintf(segment, sizeof segment, "%zu bytes, %s%s%s", (size_t)EPHPM_G(shm_size),
 			name && *name ? "named " : "anonymous (shared with the processes forked from this one)",

@@ -23,6 +23,9 @@ $long = '/' . substr(ltrim(ephpm_test_shm_name(), '/') . str_repeat('n', 254), 0
 register_shutdown_function(fn () => @unlink("/dev/shm$long"));
 ephpm_shm_child($long, '4M', 'ephpm_kv_set("k", "v");');
 echo substr(ephpm_shm_child($long, '8M', $try), -60), "\n";
+// phpinfo's row has room for it too, beside the largest size (before first use: nothing is mapped).
+echo ephpm_shm_child($long, '131072G', 'ob_start(); phpinfo(INFO_MODULES); preg_match("/^Shared segment => (.*)$/m", ob_get_clean(), $m);
+    echo $m[1];') === "140737488355328 bytes, named $long (opened on first use)" ? "phpinfo names it whole\n" : "phpinfo cuts it\n";
 ?>
 --EXPECTF--
 CONFIG: ephpm-kv: the shared memory segment (ephpm.shm_size, ephpm.shm_name) cannot be used: cannot map 140737488355328 bytes of shared memory: %s; lower ephpm.shm_size, or set it to 0 for a store in each process
@@ -30,3 +33,4 @@ bool(true)
 CONFIG: ephpm-kv: the library refused its configuration: shared segment of 4194304 bytes: shm: incompatible segment: segment formatted by layout v99 for 4 MiB; this process wants v1 / 4 MiB; every process that shares the segment must run the same ephpm-kv build: stop them and remove /dev/shm/ephpm-phpt-%s, or set another ephpm.shm_name
 CONFIG: ephpm-kv: the library refused its configuration: shared segment of 4194304 bytes: shm: incompatible segment: the segment is not an ephpm-kv segment (magic %s); this process wants layout v1 / 4 MiB; every process that shares the segment must run the same ephpm-kv build: stop them and remove /dev/shm/ephpm-phpt-%s, or set another ephpm.shm_name
 %s) while no process uses it
+phpinfo names it whole
