@@ -94,7 +94,7 @@ test-interop: all
 
 test-valgrind: all $(VG_LIB)
 	@build/deps.sh valgrind
-	@USE_ZEND_ALLOC=0 EPHPM_TEST_VALGRIND=1 VALGRIND_OPTS="--suppressions=$(CURDIR)/build/valgrind-go.supp --trace-children-skip=*/ephpm-kv" \
+	@USE_ZEND_ALLOC=0 EPHPM_TEST_VALGRIND=1 VALGRIND_OPTS="--suppressions=$(CURDIR)/build/valgrind-go.supp --trace-children-skip=*/ephpm-kv,*/setpriv" \
 		build/phpt.sh shm phpt-valgrind.log -j1 -m -d ephpm.library=$(CURDIR)/$(VG_LIB)
 
 # The committed arginfo must match the stub. Generated under build/out and

@@ -37,15 +37,22 @@ static ZEND_INI_MH(OnUpdateEphpmBytes)
 }
 
 /* ephpm.shm_size: 0 turns the shared segment off. A value that is not a
- * quantity is refused, not read as 0 (which would turn sharing off). */
+ * quantity is refused, not read as 0 (which would turn sharing off): an
+ * empty one too, which zend_ini_parse_quantity reads as 0. */
 static ZEND_INI_MH(OnUpdateEphpmShmSize)
 {
 	zend_string *errstr = NULL;
 	zend_long value = zend_ini_parse_quantity(new_value, &errstr);
-	if (errstr) {
+	bool blank = true;
+	for (size_t i = 0; i < ZSTR_LEN(new_value); i++) {
+		blank = blank && isspace((unsigned char)ZSTR_VAL(new_value)[i]);
+	}
+	if (errstr || blank) {
 		php_error_docref(NULL, E_WARNING, "Invalid \"%s\" setting \"%s\": not a byte size such as \"64M\"",
 			ZSTR_VAL(entry->name), ZSTR_VAL(new_value));
-		zend_string_release(errstr);
+		if (errstr) {
+			zend_string_release(errstr);
+		}
 		return FAILURE;
 	}
 	if (value != 0 && (value < EPHPM_SHM_MIN_SIZE || value > EPHPM_SHM_MAX_SIZE)) {
@@ -163,7 +170,8 @@ static PHP_MINIT_FUNCTION(ephpm)
 	/* No library load here: see ephpm_library.c (fork safety). */
 	REGISTER_INI_ENTRIES();
 	/* Mapped here, before php-fpm or Apache prefork forks its workers, so
-	 * they all inherit the one segment. Not needed in server mode. */
+	 * they all inherit the one segment (a named one is opened on first use).
+	 * Not needed in server mode. */
 	if (!EPHPM_SERVER_MODE() && EPHPM_G(shm_size) > 0) {
 		ephpm_shm_map((size_t)EPHPM_G(shm_size), EPHPM_G(shm_name));
 	}
@@ -228,11 +236,11 @@ static PHP_MINFO_FUNCTION(ephpm)
 	info_row_long("Ops table ABI", EPHPM_KV_ABI_VERSION);
 	php_info_print_table_row(2, "Store", ephpm_store_description());
 	if (ephpm_library_engine() == EPHPM_ENGINE_SHM) {
-		char segment[300];
+		char segment[512]; /* a 255-byte name and the words around it */
 		const char *name = EPHPM_G(shm_name);
-		snprintf(segment, sizeof segment, "%zu bytes, %s%s", ephpm_shm_size(),
+		snprintf(segment, sizeof segment, "%zu bytes, %s%s%s", (size_t)EPHPM_G(shm_size),
 			name && *name ? "named " : "anonymous (shared with the processes forked from this one)",
-			name && *name ? name : "");
+			name && *name ? name : "", name && *name && !ephpm_shm_base() ? " (opened on first use)" : "");
 		php_info_print_table_row(2, "Shared segment", segment);
 	} else if (ephpm_library_engine() == EPHPM_ENGINE_NONE) {
 		php_info_print_table_row(2, "Shared segment",

@@ -32,6 +32,7 @@ static bool forked_after_load; /* this process is a child of loaded_pid */
 static char *load_error;       /* a permanent failure, e.g. ABI mismatch */
 static int load_error_code = EPHPM_KV_E_UNAVAILABLE; /* its exception code */
 static char default_path[PATH_MAX];
+static ephpm_engine loaded_engine; /* what configure started, once loaded */
 
 static void forget_ops_in_child(void)
 {
@@ -78,6 +79,11 @@ const char *ephpm_library_state(void)
 
 ephpm_engine ephpm_library_engine(void)
 {
+	/* Once started, the engine is what runs, whatever the settings say now
+	 * (php-fpm applies a FastCGI PHP_ADMIN_VALUE to a running worker). */
+	if (ephpm_library_ops) {
+		return loaded_engine;
+	}
 	if (EPHPM_SERVER_MODE()) {
 		return EPHPM_ENGINE_SERVER;
 	}
@@ -134,6 +140,22 @@ static void block_php_signals(sigset_t *old)
 	pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
+/* What to change when the engine refuses the segment (another layout, or
+ * not an ephpm-kv segment): it was made by another build. */
+static const char *shm_refused_hint(void)
+{
+	static char hint[512];
+	const char *name = EPHPM_G(shm_name);
+	if (name && *name) {
+		snprintf(hint, sizeof hint, "; every process that shares the segment must run the same ephpm-kv build: "
+			"stop them and remove /dev/shm%s, or set another ephpm.shm_name", name);
+	} else {
+		snprintf(hint, sizeof hint, "; the process that mapped it at startup (php-fpm's master) runs another "
+			"ephpm-kv build than this one: restart it");
+	}
+	return hint;
+}
+
 /* Opens, checks and configures the library; false with msg filled on failure.
  * retry tells whether a later call may succeed (a file still being deployed)
  * or not (a wrong library or configuration will not fix itself). */
@@ -142,10 +164,14 @@ static bool load_locked(const char *path, char *msg, size_t size, bool *retry, i
 	*retry = false;
 	*code = EPHPM_KV_E_UNAVAILABLE;
 	ephpm_engine engine = ephpm_library_engine();
-	if (engine == EPHPM_ENGINE_NONE) {
+	size_t shm_size = (size_t)EPHPM_G(shm_size);
+	const char *shm_name = EPHPM_G(shm_name);
+	const char *shm_error = engine == EPHPM_ENGINE_SHM ? ephpm_shm_attach(shm_size, shm_name)
+		: engine == EPHPM_ENGINE_NONE ? ephpm_shm_error(shm_size, shm_name) : NULL;
+	if (shm_error) {
 		*code = EPHPM_KV_E_CONFIG;
 		snprintf(msg, size, "ephpm-kv: the shared memory segment (ephpm.shm_size, ephpm.shm_name) cannot be used: %s",
-			ephpm_shm_error((size_t)EPHPM_G(shm_size), EPHPM_G(shm_name)));
+			shm_error);
 		return false;
 	}
 	void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
@@ -187,10 +213,12 @@ static bool load_locked(const char *path, char *msg, size_t size, bool *retry, i
 	if (rc < 0) {
 		/* e.g. EPHPM_KV_E_CONFIG for a malformed ephpm.server */
 		*code = err.code;
-		snprintf(msg, size, "ephpm-kv: the library refused its configuration: %s", err.message);
+		snprintf(msg, size, "ephpm-kv: the library refused its configuration: %s%s", err.message,
+			engine == EPHPM_ENGINE_SHM && err.code == EPHPM_KV_E_CONFIG ? shm_refused_hint() : "");
 		return false;
 	}
 	loaded_pid = getpid();
+	loaded_engine = engine;
 	__atomic_store_n(&ephpm_library_ops, ops, __ATOMIC_RELEASE);
 	return true;
 }
@@ -240,9 +268,18 @@ void ephpm_throw_store_error(const ephpm_kv_error *err)
 	 * the shared segment's size is its limit. */
 	ephpm_engine engine = ephpm_library_engine();
 	bool server = engine == EPHPM_ENGINE_SERVER;
-	const char *hint = "";
+	const char *hint = "", *shm_name = EPHPM_G(shm_name);
+	char named_full[512];
 	switch (err->code) {
 	case EPHPM_KV_E_FULL:
+		if (engine == EPHPM_ENGINE_SHM && shm_name && *shm_name) {
+			/* a named segment outlives its processes: a restart keeps its size */
+			snprintf(named_full, sizeof named_full, "; raise ephpm.shm_size: stop every process that shares the "
+				"segment, remove it (/dev/shm%s), and start them with the new size; or give entries a TTL, or "
+				"delete what is no longer needed", shm_name);
+			hint = named_full;
+			break;
+		}
 		hint = server ? "; raise the ephpm-kv server's --memory-limit, give entries a TTL, or delete what is no longer needed"
 			: engine == EPHPM_ENGINE_SHM ? "; raise ephpm.shm_size (every process that shares the segment must "
 				"restart with the new size), give entries a TTL, or delete what is no longer needed"

@@ -29,9 +29,10 @@ void ephpm_throw_store_error(const ephpm_kv_error *err);
 #define EPHPM_OPS_HAS(ops, member) \
 	((ops)->struct_size >= offsetof(ephpm_kv_ops, member) + sizeof((ops)->member) && (ops)->member)
 
-/* The engine first use starts, from the settings: ephpm.server set, the
- * server; else the shared segment when ephpm.shm_size > 0 (NONE when it
- * could not be mapped: first use throws); else the in-process map. */
+/* The engine that runs, or before first use the one it starts, from the
+ * settings: ephpm.server set, the server; else the shared segment when
+ * ephpm.shm_size > 0 (NONE when it cannot be used: first use throws); else
+ * the in-process map. */
 typedef enum {
 	EPHPM_ENGINE_NONE,
 	EPHPM_ENGINE_MAP,

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -12,13 +13,18 @@
 #include "php.h"
 #include "ephpm_shm.h"
 
-/* Process-wide, set once in MINIT: every thread and every forked child sees
- * the same mapping. */
+/* Process-wide. The anonymous segment is mapped in MINIT, so every forked
+ * child sees the same mapping; a named one by the first use in a process. */
 static void *shm_base;
 static size_t shm_size;
-static char shm_name[256]; /* "" for an anonymous segment */
-static bool shm_tried;     /* ephpm_shm_map was called */
-static char shm_error[512];
+static bool shm_named;      /* shm_base is a named segment's */
+static char shm_name[256];  /* ephpm.shm_name at startup */
+static bool shm_tried;      /* ephpm_shm_map was called */
+static size_t startup_size; /* ephpm.shm_size at startup */
+/* Why the segment cannot be used (room for a 255-byte name, twice). */
+static char shm_error[1024];      /* opening or mapping the named segment */
+static char anon_error[1024];     /* mapping the anonymous one */
+static char settings_error[1024];
 
 bool ephpm_shm_name_valid(const char *name, size_t len)
 {
@@ -26,45 +32,30 @@ bool ephpm_shm_name_valid(const char *name, size_t len)
 		&& strlen(name) == len;
 }
 
-/* A process that finds the segment it did not create still empty waits
- * this long for the creator's ftruncate before calling the size wrong. */
-#define SIZING_WAIT_MS 1000
-
-static int open_named(const char *name, size_t size)
+/* Checks a segment someone else published: ours alone, of our size. */
+static int check_existing(int fd, const char *name, size_t size)
 {
-	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-	if (fd >= 0) {
-		/* Reserve the pages, not only the size: a segment only ftruncated
-		 * on a tmpfs without room would SIGBUS a worker mid-operation. */
-		int rc = posix_fallocate(fd, 0, (off_t)size);
-		if (rc == EOPNOTSUPP || rc == EINVAL) {
-			rc = ftruncate(fd, (off_t)size) == 0 ? 0 : errno;
-		}
-		if (rc != 0) {
-			snprintf(shm_error, sizeof shm_error, "cannot size the shared memory segment %s to %zu bytes: %s",
-				name, size, strerror(rc));
-			close(fd);
-			shm_unlink(name); /* nobody could use it at size 0 */
-			return -1;
-		}
-		return fd;
-	}
-	if (errno != EEXIST || (fd = shm_open(name, O_RDWR, 0)) < 0) {
-		snprintf(shm_error, sizeof shm_error, "cannot open the shared memory segment %s: %s", name, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		snprintf(shm_error, sizeof shm_error, "cannot stat the shared memory segment %s: %s", name, strerror(errno));
+		close(fd);
 		return -1;
 	}
-	struct stat st;
-	for (int waited = 0;; waited++) {
-		if (fstat(fd, &st) != 0) {
-			snprintf(shm_error, sizeof shm_error, "cannot stat the shared memory segment %s: %s",
-				name, strerror(errno));
-			close(fd);
-			return -1;
-		}
-		if (st.st_size != 0 || waited == SIZING_WAIT_MS) {
-			break;
-		}
-		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	/* Whoever else can write the segment could forge sessions and take or
+	 * free locks: only a segment private to this user is attached. */
+	if (st.st_uid != geteuid()) {
+		snprintf(shm_error, sizeof shm_error, "the shared memory segment %s belongs to uid %ld, and this process "
+			"runs as uid %ld: run every process that shares it as one user, or set another ephpm.shm_name",
+			name, (long)st.st_uid, (long)geteuid());
+		close(fd);
+		return -1;
+	}
+	if (st.st_mode & 077) {
+		snprintf(shm_error, sizeof shm_error, "the shared memory segment %s has mode %04o: other users may read "
+			"or write it; remove it (/dev/shm%s) and let ephpm-kv create it (mode 0600), or set another "
+			"ephpm.shm_name", name, (unsigned)(st.st_mode & 07777), name);
+		close(fd);
+		return -1;
 	}
 	if ((uint64_t)st.st_size != size) {
 		/* Never attach at another size: the store's layout depends on it. */
@@ -77,29 +68,112 @@ static int open_named(const char *name, size_t size)
 	return fd;
 }
 
-void ephpm_shm_map(size_t size, const char *name)
+/* Opens the named segment, creating it when there is none (O_EXCL: one
+ * creator, one reservation of its pages). The creator holds an exclusive
+ * flock while it sizes the segment; a process that finds it unsized waits
+ * on that lock, however long a large segment takes, instead of a fixed
+ * time after which it refused the segment for good. */
+static int open_named(const char *name, size_t size)
 {
-	int fd = -1, flags = MAP_SHARED | MAP_ANONYMOUS;
-	shm_tried = true;
-	snprintf(shm_name, sizeof shm_name, "%s", name ? name : "");
-	if (name && *name) {
-		if ((fd = open_named(name, size)) < 0) {
-			return;
+	for (int attempt = 0; attempt < 1000; attempt++) {
+		int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+		if (fd >= 0) {
+			flock(fd, LOCK_EX);
+			fchmod(fd, 0600); /* the umask may have taken the owner's own rights */
+			/* Reserve the pages, not only the size: a segment only
+			 * ftruncated on a tmpfs without room would SIGBUS a worker
+			 * mid-operation. */
+			int rc = posix_fallocate(fd, 0, (off_t)size);
+			if (rc == EOPNOTSUPP || rc == EINVAL) {
+				rc = ftruncate(fd, (off_t)size) == 0 ? 0 : errno;
+			}
+			if (rc != 0) {
+				snprintf(shm_error, sizeof shm_error, "cannot size the shared memory segment %s to %zu bytes: "
+					"%s", name, size, strerror(rc));
+				shm_unlink(name); /* nobody could use it at size 0 */
+				close(fd);
+				return -1;
+			}
+			flock(fd, LOCK_UN);
+			return fd;
 		}
-		flags = MAP_SHARED;
+		if (errno != EEXIST) {
+			snprintf(shm_error, sizeof shm_error, "cannot create the shared memory segment %s: %s", name,
+				strerror(errno));
+			return -1;
+		}
+		if ((fd = shm_open(name, O_RDWR, 0)) < 0) {
+			if (errno == ENOENT) {
+				continue; /* removed meanwhile: create it */
+			}
+			snprintf(shm_error, sizeof shm_error, "cannot open the shared memory segment %s: %s", name,
+				strerror(errno));
+			return -1;
+		}
+		struct stat st;
+		if (fstat(fd, &st) == 0 && st.st_size == 0 && st.st_uid == geteuid() && !(st.st_mode & 077)) {
+			/* being sized: wait for its creator (a lock it holds until
+			 * then, released if it dies), then look again */
+			flock(fd, LOCK_SH);
+			if (fstat(fd, &st) == 0 && (st.st_size == 0 || st.st_nlink == 0)) {
+				/* its creator failed, or has not taken the lock yet */
+				close(fd);
+				nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+				continue;
+			}
+		}
+		return check_existing(fd, name, size); /* the mapping does not keep the flock */
 	}
-	void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, flags, fd, 0);
+	snprintf(shm_error, sizeof shm_error, "the shared memory segment %s stays empty (0 bytes): remove it "
+		"(/dev/shm%s) while no process uses it", name, name);
+	return -1;
+}
+
+/* Maps size bytes (from the named segment's fd, or anonymous with fd -1). */
+static bool map_segment(size_t size, int fd, const char *name)
+{
+	char *error = fd >= 0 ? shm_error : anon_error;
+	void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, fd >= 0 ? MAP_SHARED : MAP_SHARED | MAP_ANONYMOUS, fd, 0);
 	int mmap_errno = errno;
 	if (fd >= 0) {
 		close(fd); /* the mapping keeps the segment */
 	}
 	if (base == MAP_FAILED) {
-		snprintf(shm_error, sizeof shm_error, "cannot map %zu bytes of shared memory%s%s: %s",
+		snprintf(error, sizeof shm_error, "cannot map %zu bytes of shared memory%s%s: %s; lower "
+			"ephpm.shm_size, or set it to 0 for a store in each process",
 			size, fd >= 0 ? " from " : "", fd >= 0 ? name : "", strerror(mmap_errno));
-		return;
+		return false;
 	}
 	shm_base = base;
 	shm_size = size;
+	shm_named = fd >= 0;
+	return true;
+}
+
+void ephpm_shm_map(size_t size, const char *name)
+{
+	shm_tried = true;
+	startup_size = size;
+	snprintf(shm_name, sizeof shm_name, "%s", name ? name : "");
+	/* A named segment is opened on first use instead (ephpm_shm_attach),
+	 * by the process that uses it: a php-fpm master started as root would
+	 * create it owned by root, mode 0600, and the pool's CLI jobs, running
+	 * as the pool's user, could not open it. */
+	if (!shm_name[0]) {
+		map_segment(size, -1, NULL);
+	}
+}
+
+const char *ephpm_shm_attach(size_t size, const char *name)
+{
+	if (name && *name && !shm_named && !shm_error[0]) {
+		ephpm_shm_unmap(); /* the anonymous segment, when php.ini has one: not this one */
+		int fd = open_named(name, size);
+		if (fd >= 0) {
+			map_segment(size, fd, name);
+		}
+	}
+	return ephpm_shm_error(size, name);
 }
 
 void ephpm_shm_unmap(void)
@@ -108,6 +182,7 @@ void ephpm_shm_unmap(void)
 		munmap(shm_base, shm_size);
 		shm_base = NULL;
 		shm_size = 0;
+		shm_named = false;
 	}
 }
 
@@ -123,16 +198,21 @@ size_t ephpm_shm_size(void)
 
 const char *ephpm_shm_error(size_t size, const char *name)
 {
-	if (shm_error[0]) {
-		return shm_error;
+	if (name && *name) {
+		/* opened on first use with the settings in force then */
+		return shm_error[0] ? shm_error : NULL;
+	}
+	if (anon_error[0]) {
+		return anon_error;
 	}
 	/* Settings changed after startup, e.g. per php-fpm pool: the segment
 	 * the master mapped (or did not) is what every worker has. */
-	if (!shm_tried || shm_size != size || strcmp(shm_name, name ? name : "") != 0) {
-		snprintf(shm_error, sizeof shm_error, "ephpm.shm_size and ephpm.shm_name were %zu and \"%s\" at startup, "
-			"when the segment is mapped, and are %zu and \"%s\" now: set them in php.ini, not per php-fpm pool "
-			"or directory", shm_tried ? shm_size : 0, shm_name, size, name ? name : "");
-		return shm_error;
+	if (!shm_tried || startup_size != size || shm_name[0] || shm_named) {
+		snprintf(settings_error, sizeof settings_error, "ephpm.shm_size and ephpm.shm_name were %zu and \"%s\" "
+			"at startup, when the anonymous segment is mapped, and are %zu and \"%s\" now: set ephpm.shm_size in "
+			"php.ini, not per php-fpm pool or directory (a named segment, ephpm.shm_name, may be set per pool)",
+			shm_tried ? startup_size : 0, shm_name, size, name ? name : "");
+		return settings_error;
 	}
 	return NULL;
 }

@@ -21,9 +21,15 @@
  * '/' (shm_open's portable form). */
 bool ephpm_shm_name_valid(const char *name, size_t len);
 
-/* Maps the segment (named when name is non-empty). A failure does not stop
- * PHP's startup: it is remembered and reported on first use. */
+/* At startup: maps the anonymous segment (a named one is opened on first
+ * use, by ephpm_shm_attach). A failure does not stop PHP's startup: it is
+ * remembered and reported on first use. */
 void ephpm_shm_map(size_t size, const char *name);
+
+/* On first use in a process: opens and maps the named segment (the
+ * anonymous one is already mapped); NULL when the segment can serve these
+ * settings, else why not (as ephpm_shm_error). */
+const char *ephpm_shm_attach(size_t size, const char *name);
 void ephpm_shm_unmap(void);
 
 /* The mapping, or NULL when there is none. */
@@ -31,8 +37,8 @@ void *ephpm_shm_base(void);
 size_t ephpm_shm_size(void);
 
 /* Why the segment cannot serve ephpm.shm_size = size and ephpm.shm_name =
- * name (mapping failed at startup, or it was mapped for other settings), or
- * NULL when it can. */
+ * name (mapping or opening failed, or the anonymous segment was mapped for
+ * other settings), or NULL when it can or a named one is not opened yet. */
 const char *ephpm_shm_error(size_t size, const char *name);
 
 #endif

@@ -11,12 +11,30 @@ ephpm.shm_size=16M
 // Every child is forked before this process first uses the store (a Go
 // runtime does not survive fork()): each child starts Go itself.
 const CHILDREN = 4, ROUNDS = 150, WAKE_ROUNDS = 3;
+// Each phase starts when all children are ready (a child that ran alone
+// would count exactly without any lock), and the read-modify-write leaves a
+// window: without the lock (the control) increments are lost.
+function all_ready(string $phase): void
+{
+    ephpm_kv_incr("ready:$phase");
+    for ($t = 0; $t < 100000 && (int) ephpm_kv_get("ready:$phase") < CHILDREN; $t++) {
+        usleep(100);
+    }
+}
 $pids = [];
 for ($c = 0; $c < CHILDREN; $c++) {
     if (($pid = pcntl_fork()) === 0) {
+        all_ready('loose');
+        for ($i = 0; $i < ROUNDS; $i++) {
+            $n = (int) ephpm_kv_get('loose');
+            usleep(20);
+            ephpm_kv_set('loose', (string) ($n + 1));
+        }
+        all_ready('locked');
         for ($i = 0; $i < ROUNDS; $i++) {
             $lock = Ephpm\Lock::acquire('counter-lock', 10, 30);
             $n = (int) ephpm_kv_get('counter'); // read-modify-write: exact only under the lock
+            usleep(20);
             ephpm_kv_set('counter', (string) ($n + 1));
             $lock->release();
         }
@@ -43,6 +61,7 @@ for ($r = 0; $r < WAKE_ROUNDS; $r++) {
 foreach ($pids as $pid) {
     pcntl_waitpid($pid, $status);
 }
+var_dump((int) ephpm_kv_get('loose') < CHILDREN * ROUNDS); // the control: they really interleave
 var_dump(ephpm_kv_get('counter') === (string) (CHILDREN * ROUNDS), ephpm_kv_stats()['engine']);
 
 // Wake on release: this process waits for the lock a holder keeps 0.3 s.
@@ -67,6 +86,7 @@ sort($late);
 echo $late[1] < 20 || getenv('EPHPM_TEST_VALGRIND') ? "woken at the release\n" : sprintf("acquired %.1f ms after the release (median of 3)\n", $late[1]);
 ?>
 --EXPECT--
+bool(true)
 bool(true)
 string(3) "shm"
 woken at the release

@@ -10,8 +10,14 @@ echo ephpm_shm_child($name, '8M', 'var_dump(ephpm_kv_setnx("cron", "first", 60),
 echo ephpm_shm_child($name, '8M', 'var_dump(ephpm_kv_setnx("cron", "second", 60), ephpm_kv_get("cron"),
     ephpm_kv_del_if_eq("cron", "second"), ephpm_kv_del_if_eq("cron", "first"));'), "\n";
 // Two processes at once, each taking a lock per increment of a plain value.
-$code = 'for ($i = 0; $i < 300; $i++) { $l = Ephpm\Lock::acquire("n-lock", 10, 30);
-    ephpm_kv_set("n", (string) ((int) ephpm_kv_get("n") + 1)); $l->release(); } echo "done";';
+// They start together (one alone would count exactly with no lock at all),
+// and the same without the lock, the control, comes out short.
+$ready = 'function ready($p) { ephpm_kv_incr("ready:$p");
+    for ($t = 0; $t < 100000 && (int) ephpm_kv_get("ready:$p") < 2; $t++) { usleep(100); } }';
+$code = $ready . ' ready("loose"); for ($i = 0; $i < 300; $i++) { $n = (int) ephpm_kv_get("loose");
+    usleep(20); ephpm_kv_set("loose", (string) ($n + 1)); }
+    ready("locked"); for ($i = 0; $i < 300; $i++) { $l = Ephpm\Lock::acquire("n-lock", 10, 30);
+    $n = (int) ephpm_kv_get("n"); usleep(20); ephpm_kv_set("n", (string) ($n + 1)); $l->release(); } echo "done";';
 $cmd = fn () => [PHP_BINARY, '-n', '-d', 'extension=' . realpath(__DIR__ . '/../build/ephpm.so'),
     '-d', 'ephpm.library=' . ini_get('ephpm.library'), '-d', 'ephpm.server=',
     '-d', "ephpm.shm_name=$name", '-d', 'ephpm.shm_size=8M', '-r', $code];
@@ -25,7 +31,7 @@ foreach ($procs as $p => $proc) {
     echo stream_get_contents($pipes[$p][1]), "\n";
     proc_close($proc);
 }
-echo ephpm_shm_child($name, '8M', 'var_dump(ephpm_kv_get("n"));'), "\n";
+echo ephpm_shm_child($name, '8M', 'var_dump((int) ephpm_kv_get("loose") < 600, ephpm_kv_get("n"));'), "\n";
 ?>
 --EXPECT--
 bool(true)
@@ -36,4 +42,5 @@ bool(false)
 bool(true)
 done
 done
+bool(true)
 string(3) "600"

@@ -8,6 +8,7 @@
 //   map     ephpm.shm_size=0: each worker its own store, so the session and
 //           lock counters must come out short (the bug the segment fixes)
 //   named   the pool and CLI processes share the segment SHM_NAME
+//   sized   a pool with php_admin_value[ephpm.shm_size]: refused
 
 [, $socket, $mode] = $argv;
 $shmName = $argv[3] ?? '';
@@ -22,10 +23,10 @@ function check(string $what, bool $ok, string $detail = ''): void
 }
 
 /** Starts one FastCGI request; returns [process, stdout pipe, stderr pipe]. */
-function start_request(string $script, array $query = [], string $cookie = ''): array
+function start_request(string $script, array $query = [], string $cookie = '', array $params = []): array
 {
     global $socket, $app;
-    $env = [
+    $env = $params + [
         'SCRIPT_FILENAME' => "$app/$script",
         'SCRIPT_NAME' => "/$script",
         'REQUEST_METHOD' => 'GET',
@@ -66,6 +67,16 @@ function state(string $key = ''): array
     return json_decode($body, true) ?? throw new RuntimeException("state.php answered: $body");
 }
 
+if ($mode === 'sized') {
+    // The pool's php_admin_value[ephpm.shm_size] is not the size the master
+    // mapped: every worker refuses, saying where to set it.
+    $bodies = run_concurrently(4, 'first_use.php');
+    check('a pool with its own ephpm.shm_size: first use is CONFIG, naming php.ini',
+        count(array_filter($bodies, fn($b) => str_starts_with($b, '9 ') && str_contains($b, 'php.ini'))) === 4, implode(' | ', $bodies));
+    printf("fpm %s: %d passed, %d failed\n", $mode, $passed, $failed);
+    exit($failed ? 1 : 0);
+}
+
 $engine = ['server' => 'server', 'shm' => 'shm', 'named' => 'shm', 'map' => 'map'][$mode];
 $st = state();
 check("the workers run the $engine engine", $st['engine'] === $engine, "stats engine '{$st['engine']}'");
@@ -75,7 +86,10 @@ $shared = $mode !== 'map';
 function start_cli(string ...$args): array
 {
     global $shmName;
-    $p = proc_open([PHP_BINARY, '-n', '-d', 'extension=' . dirname(__DIR__, 2) . '/build/ephpm.so',
+    // EPHPM_FPM_CLI_AS=user:group: as the pool's workers run (run.sh, as root)
+    $as = getenv('EPHPM_FPM_CLI_AS');
+    $prefix = $as ? ['setpriv', '--reuid=' . explode(':', $as)[0], '--regid=' . explode(':', $as)[1], '--clear-groups'] : [];
+    $p = proc_open([...$prefix, PHP_BINARY, '-n', '-d', 'extension=' . dirname(__DIR__, 2) . '/build/ephpm.so',
         '-d', "ephpm.shm_name=$shmName", ...$args], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
     return [$p, $pipes[1], $pipes[2]];
 }
@@ -162,6 +176,19 @@ foreach (['del', 'del_if_eq'] as $release) {
         check('release with del_if_eq: no lost update among workers', $counter === $workers, "counter $counter of $workers");
     }
 }
+
+// 4. Settings changed after a worker started its engine (a FastCGI
+//    PHP_ADMIN_VALUE, which php-fpm also keeps for the worker's later
+//    requests) change nothing: stats() names the engine that runs. Last,
+//    since the workers keep the setting.
+$started = run_concurrently(4, 'first_use.php', ['hold' => 1]);
+$requests = [];
+for ($i = 0; $i < 4; $i++) {
+    $requests[] = start_request('first_use.php', ['hold' => 1], '', ['PHP_ADMIN_VALUE' => 'ephpm.shm_size=0']);
+}
+$bodies = finish($requests);
+check("stats()['engine'] names the running engine after ephpm.shm_size changed in every worker",
+    count(array_filter($bodies, fn($b) => $b === "ok $engine")) === 4, implode(' | ', [...$started, ...$bodies]));
 
 printf("fpm %s: %d passed, %d failed\n", $mode, $passed, $failed);
 exit($failed ? 1 : 0);

@@ -6,6 +6,8 @@
 #           then a second php-fpm on a named segment (ephpm.shm_name) shared
 #           with CLI processes
 #   map     ephpm.shm_size=0: the proofs must come out short (per-worker stores)
+#           (in php.ini, then per pool), and a pool that sets another
+#           ephpm.shm_size, refused
 # Usage: php-tests/fpm/run.sh [MODE]  (after make all)
 set -euo pipefail
 mode=${1:-server}
@@ -42,6 +44,7 @@ listen = $work/$name.sock
 pm = static
 pm.max_children = 4
 catch_workers_output = yes
+${pool_extra:-}
 CONF
   "$fpm" -n -c "$work/$name.ini" -y "$work/$name.conf" -R -F &
   pids+=($!)
@@ -65,8 +68,23 @@ case "$mode" in
     start_fpm fpm
     drive fpm shm
     rm -f "/dev/shm$shm_name"
+    # As deployed: a master started as root, workers and CLI jobs (cron) as
+    # the application's user, here nobody.
+    if [ "$(id -u)" = 0 ]; then
+      pool_extra=$'user = nobody\ngroup = nogroup'
+      export EPHPM_FPM_CLI_AS=nobody:nogroup
+    fi
     start_fpm named "ephpm.shm_name=$shm_name"
-    drive named named "$shm_name" ;;
+    drive named named "$shm_name"
+    # Per pool (php_admin_value): a named segment works, each pool its own;
+    # the anonymous segment's size is the master's, another is refused.
+    rm -f "/dev/shm$shm_name"
+    pool_extra+=$'\nphp_admin_value[ephpm.shm_name] = '"$shm_name"
+    start_fpm pool
+    drive pool named "$shm_name"
+    pool_extra=$'php_admin_value[ephpm.shm_size] = 8M'
+    start_fpm sized
+    drive sized sized ;;
   map)
     start_fpm fpm ephpm.shm_size=0
     drive fpm map ;;
