@@ -83,6 +83,11 @@ func (e *Engine) put(key string, value []byte, ttl time.Duration, nx bool, fence
 	if err := kv.CheckTTL(ttl); err != nil {
 		return false, err
 	}
+	if n := int64(len(value)); n <= e.maxValue && (n < e.compressMin || e.compressMin <= 0) {
+		// Stored as it is (a lock token): no call to prepare, no pool.
+		p := prepared{stored: value, plainLen: len(value)}
+		return e.putPrepared(key, &p, ttl, nx, fence)
+	}
 	p, err := e.prepare(value)
 	if err != nil {
 		return false, err
