@@ -103,10 +103,20 @@ func ephpmKvDel(key *C.char, keyLen C.size_t, cerr *C.ephpm_kv_error) (rc C.int)
 	return boolRC(ok, err, cerr)
 }
 
+// ephpmKvDelIfEq is given a CLOCK_MONOTONIC_COARSE reading by its C
+// adapter (ops_table.c): the shared engine checks a lock's deadline with it.
+//
 //export ephpmKvDelIfEq
-func ephpmKvDelIfEq(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvDelIfEq(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.size_t, coarse C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
-	ok, err := engine().DelIfEq(goString(key, keyLen), goBytes(token, tokenLen))
+	var ok bool
+	var err error
+	switch e := engine().(type) {
+	case *shm.Engine:
+		ok, err = e.DelIfEqCoarse(goString(key, keyLen), goBytes(token, tokenLen), int64(coarse))
+	default:
+		ok, err = e.DelIfEq(goString(key, keyLen), goBytes(token, tokenLen))
+	}
 	return boolRC(ok, err, cerr)
 }
 

@@ -22,7 +22,7 @@ func ephpmKvFloorSetnx(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_
 }
 
 //export ephpmKvFloorDelIfEq
-func ephpmKvFloorDelIfEq(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvFloorDelIfEq(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.size_t, coarse C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	return 1
 }

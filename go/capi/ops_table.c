@@ -1,10 +1,24 @@
 /* The exported ops table. cgo declares exported Go functions without
  * const qualifiers, so each entry is a thin typed adapter. */
+#include <time.h>
 #include "_cgo_export.h"
 
 #ifdef EPHPM_KV_BENCH_FLOOR /* go build -tags benchfloor: see floor.go */
 #define ephpmKvSetnx ephpmKvFloorSetnx
 #define ephpmKvDelIfEq ephpmKvFloorDelIfEq
+#define coarse_now() 0 /* the clock read is the store's share, not the floor's */
+#else
+/* CLOCK_MONOTONIC_COARSE in ns, 0 if unreadable: ~3 ns from the vDSO here,
+ * where Go's nanotime (CLOCK_MONOTONIC) costs ~20 ns and Go cannot read the
+ * coarse clock without a syscall. A release uses it to tell a lock far from
+ * its deadline is live without the precise read (shm's clock.go). */
+static int64_t coarse_now(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) != 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 #endif
 
 #define K (char *)
@@ -25,7 +39,7 @@ static int kv_del(const char *k, size_t kl, ephpm_kv_error *err)
 { return ephpmKvDel(K k, kl, err); }
 
 static int kv_del_if_eq(const char *k, size_t kl, const char *t, size_t tl, ephpm_kv_error *err)
-{ return ephpmKvDelIfEq(K k, kl, K t, tl, err); }
+{ return ephpmKvDelIfEq(K k, kl, K t, tl, coarse_now(), err); }
 
 static int kv_exists(const char *k, size_t kl, ephpm_kv_error *err)
 { return ephpmKvExists(K k, kl, err); }

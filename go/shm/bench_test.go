@@ -118,3 +118,21 @@ func BenchmarkSessionCycle(b *testing.B) {
 		}
 	}
 }
+
+// The pair as a PHP call makes it: the release is given a coarse clock
+// reading (here one taken before the loop: it only has to trail the
+// precise clock), so only the acquire reads the precise clock.
+func BenchmarkLockPairCoarse(b *testing.B) {
+	e := newTestEngine(b, 64<<20, Config{})
+	token := []byte("0123456789abcdef0123456789abcdef")
+	coarse := nanotime()
+	b.ReportAllocs()
+	for b.Loop() {
+		if ok, _ := e.SetNX("lock:bench", token, 30*time.Second); !ok {
+			b.Fatal("not acquired")
+		}
+		if ok, _ := e.DelIfEqCoarse("lock:bench", token, coarse); !ok {
+			b.Fatal("not released")
+		}
+	}
+}

@@ -83,6 +83,11 @@ func (e *Engine) put(key string, value []byte, ttl time.Duration, nx bool, fence
 	if err := kv.CheckTTL(ttl); err != nil {
 		return false, err
 	}
+	if n := int64(len(value)); n <= e.maxValue && (n < e.compressMin || e.compressMin <= 0) {
+		// Stored as it is (a lock token): no call to prepare, no pool.
+		p := prepared{stored: value, plainLen: len(value)}
+		return e.putPrepared(key, &p, ttl, nx, fence)
+	}
 	p, err := e.prepare(value)
 	if err != nil {
 		return false, err
@@ -139,12 +144,20 @@ func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, nx bool
 // Del implements kv.Engine. An expired record is reclaimed but counts as
 // absent.
 func (e *Engine) Del(key string) (bool, error) {
-	return e.deleteIf(key, deleteAlways, nil)
+	return e.deleteIf(key, deleteAlways, nil, 0)
 }
 
 // DelIfEq implements kv.Engine: compare and delete under one stripe lock.
 func (e *Engine) DelIfEq(key string, token []byte) (bool, error) {
-	return e.deleteIf(key, deleteIfEqual, token)
+	return e.deleteIf(key, deleteIfEqual, token, 0)
+}
+
+// DelIfEqCoarse is DelIfEq for a caller that has read CLOCK_MONOTONIC_COARSE
+// (in ns) during the call, as the C side of a PHP call does for a few ns: a
+// lock whose deadline is more than a second ahead of that reading is live
+// without a precise clock read (see clock). coarse <= 0: no reading.
+func (e *Engine) DelIfEqCoarse(key string, token []byte, coarse int64) (bool, error) {
+	return e.deleteIf(key, deleteIfEqual, token, coarse)
 }
 
 type deleteCond uint8
@@ -154,7 +167,7 @@ const (
 	deleteIfEqual
 )
 
-func (e *Engine) deleteIf(key string, cond deleteCond, token []byte) (bool, error) {
+func (e *Engine) deleteIf(key string, cond deleteCond, token []byte, coarse int64) (bool, error) {
 	if err := kv.CheckKey(key); err != nil {
 		return false, err
 	}
@@ -167,7 +180,7 @@ func (e *Engine) deleteIf(key string, cond deleteCond, token []byte) (bool, erro
 		return false, nil
 	}
 	r := e.rec(off)
-	var c clock
+	c := clock{coarse: coarse}
 	if !c.live(r.deadline) {
 		e.remove(si, st, link, off)
 		st.expired++
