@@ -177,8 +177,8 @@ func (e *Engine) steal(si, from, to uint64) bool {
 // Free list heads are plain stores (so are the journal words): only the
 // stripe's lock holder reads or writes them, and a process killed between
 // two stores has done exactly the ones before (interrupts are precise; the
-// compiler keeps stores in program order). Chain links, which the design
-// publishes with one atomic store, stay atomic.
+// compiler keeps stores in program order). Chain links are plain stores
+// too, for the same reason (see remove and install in index.go).
 func (e *Engine) pushFree(si, off uint64) {
 	r := e.rec(off)
 	c := uint64(r.class)

@@ -160,6 +160,9 @@ func Attach(mem []byte, cfg Config) (*Engine, error) {
 	if e.maxValue <= 0 {
 		e.maxValue = DefaultMaxValueSize
 	}
+	// No longer than a record's 32-bit lengths hold: put's fast path
+	// (a value stored as it is) checks maxValue alone.
+	e.maxValue = min(e.maxValue, maxRecordValue)
 	e.compressMin = cfg.CompressMin
 	if e.compressMin == 0 {
 		e.compressMin = DefaultCompressMin

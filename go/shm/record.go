@@ -9,7 +9,8 @@ import (
 // A record is one arena block: a 40-byte header, then the key, then the
 // stored value (S2-compressed when flagCompressed). The checksum covers
 // everything from hash to the end of the value, not next and deadline,
-// which change in place (one atomic store each).
+// which change in place (one word store each: next a plain one, only ever
+// read under the stripe lock; deadline an atomic one).
 type record struct {
 	next      uint64 // 0: chain link (offset of the next record; 0 = end), or free list link
 	deadline  int64  // 8: monotonic ns, 0 = none; for a fence record: the highest fence

@@ -15,7 +15,7 @@ const (
 // repair makes stripe si consistent after its lock was taken over from a
 // process that died holding it (a mutation may have stopped at any
 // instruction). held is another stripe the caller holds, or noStripe.
-// Every mutation publishes with one atomic store and journals the blocks
+// Every mutation publishes with one word store and journals the blocks
 // it allocates, frees and gives away (see alloc.go), so repair:
 //   - walks the stripe's chains, cutting a chain at a record that is out of
 //     range or fails its checksum (a death alone cannot cause that: a
