@@ -176,23 +176,7 @@ func loopable(t *testing.T) (*Engine, uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := Attach(mem, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 200 {
-		e.Set(fmt.Sprint("key", i), []byte("value"), 0)
-	}
-	for i := 0; i < 200; i += 3 {
-		e.Del(fmt.Sprint("key", i))
-	}
-	e.Set("victim", []byte("victim's value"), 0)
-	b, h := e.locate("victim")
-	_, off := e.find(b, h, "victim", kindUser)
-	if off == 0 || *e.bucket(b) != off {
-		t.Fatal("victim does not head its bucket")
-	}
-	return e, off
+	return seedVictim(t, mem)
 }
 
 // A chain that loops (a corrupt segment) must not hang the operations that

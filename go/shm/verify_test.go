@@ -12,6 +12,14 @@ import (
 func corruptible(t *testing.T) (*Engine, uint64) {
 	mem, _ := MapAnonymous(1 << 20)
 	t.Cleanup(func() { Unmap(mem) })
+	e, off := seedVictim(t, mem)
+	mustVerify(t, e)
+	return e, off
+}
+
+// seedVictim attaches to mem, fills it with records and free blocks, and
+// returns the offset of key "victim"'s record, which heads its bucket.
+func seedVictim(t *testing.T, mem []byte) (*Engine, uint64) {
 	e, err := Attach(mem, Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -23,11 +31,10 @@ func corruptible(t *testing.T) (*Engine, uint64) {
 		e.Del(fmt.Sprint("key", i))
 	}
 	e.Set("victim", []byte("victim's value"), 0)
-	mustVerify(t, e)
 	b, h := e.locate("victim")
 	_, off := e.find(b, h, "victim", kindUser)
-	if off == 0 {
-		t.Fatal("victim not found")
+	if off == 0 || *e.bucket(b) != off {
+		t.Fatal("victim does not head its bucket")
 	}
 	return e, off
 }
