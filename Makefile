@@ -97,6 +97,7 @@ test-interop: all
 test-bridges: all
 	@build/deps.sh bridges
 	build/phpunit-modes.sh php/tests/Psr/bootstrap.php php/tests/Psr
+	build/phpunit-modes.sh php/tests/WordPress/bootstrap.php php/tests/WordPress
 
 test-valgrind: all $(VG_LIB)
 	@build/deps.sh valgrind

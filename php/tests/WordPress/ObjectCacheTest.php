@@ -1,0 +1,431 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Ephpm\Bridge\Tests\WordPress;
+
+use PHPUnit\Framework\TestCase;
+
+/**
+ * php/wordpress/object-cache.php, loaded by WordPress 6.1's own
+ * wp_start_object_cache(). The first part follows what core's
+ * tests/phpunit/tests/cache.php (Tests_Cache) checks of any object cache; the
+ * second what a persistent one on ephpm-kv promises on top: entries outlive the
+ * request (a new WP_Object_Cache), add() is atomic across requests, flushes
+ * reach every request and nothing outside the site, incr/decr are atomic.
+ */
+final class ObjectCacheTest extends TestCase
+{
+    private \WP_Object_Cache $cache;
+
+    protected function setUp(): void
+    {
+        wp_suspend_cache_addition(false);
+        $this->cache = $this->newRequest();
+        $this->cache->flush();
+    }
+
+    /** A fresh cache object, as the next request builds it; with core's test groups. */
+    private function newRequest(): \WP_Object_Cache
+    {
+        wp_cache_init();
+        global $wp_object_cache;
+        $wp_object_cache->add_global_groups(['global-cache-test', 'users', 'userlogins', 'usermeta', 'user_meta', 'useremail', 'userslugs', 'site-transient', 'site-options', 'blog-lookup', 'blog-details', 'rss', 'global-posts', 'blog-id-cache', 'networks', 'sites', 'site-details', 'blog_meta']);
+        $wp_object_cache->add_non_persistent_groups(['counts', 'plugins', 'theme_json']);
+
+        return $wp_object_cache;
+    }
+
+    // --- WordPress loaded the drop-in ---
+
+    public function testWordPressLoadedTheDropIn(): void
+    {
+        $this->assertTrue(wp_using_ext_object_cache());
+        $this->assertSame(realpath(EPHPM_WP_DROPIN), realpath((new \ReflectionFunction('wp_cache_get'))->getFileName()));
+        $this->assertSame(realpath(EPHPM_WP_DROPIN), realpath((new \ReflectionClass('WP_Object_Cache'))->getFileName()));
+        $this->assertTrue(function_exists('wp_cache_get_multiple'));
+    }
+
+    // --- what core's Tests_Cache checks ---
+
+    public function testMiss(): void
+    {
+        $this->assertFalse($this->cache->get('miss-' . mt_rand()));
+        $this->assertFalse(wp_cache_get('miss', 'default', false, $found));
+        $this->assertFalse($found);
+    }
+
+    public function testAddGet(): void
+    {
+        $this->assertTrue($this->cache->add('key', 'val'));
+        $this->assertSame('val', $this->cache->get('key'));
+    }
+
+    public function testAddGetZeroNullFalse(): void
+    {
+        $this->assertTrue($this->cache->add('zero', 0));
+        $this->assertSame(0, $this->cache->get('zero'));
+        $this->assertTrue($this->cache->add('null', null));
+        $this->assertNull($this->cache->get('null', 'default', false, $found));
+        $this->assertTrue($found);
+        $this->assertTrue($this->cache->add('false', false));
+        $this->assertFalse($this->cache->get('false', 'default', false, $found));
+        $this->assertTrue($found);
+        $next = $this->newRequest();
+        $this->assertSame(0, $next->get('zero'));
+        $this->assertNull($next->get('null', 'default', false, $found));
+        $this->assertTrue($found, 'a stored null is found in the next request');
+        $next->get('false', 'default', false, $found);
+        $this->assertTrue($found, 'a stored false is found in the next request');
+    }
+
+    public function testInvalidKeys(): void
+    {
+        $this->assertFalse($this->cache->add('', 'v'));
+        $this->assertFalse($this->cache->set(' ', 'v'));
+        $this->assertFalse($this->cache->get(''));
+        $this->assertFalse($this->cache->set(null, 'v'));
+        $this->assertFalse($this->cache->set(1.5, 'v'));
+        $this->assertTrue($this->cache->set(12, 'int key'));
+        $this->assertSame('int key', $this->cache->get(12));
+    }
+
+    public function testAddTwiceFails(): void
+    {
+        $this->assertTrue($this->cache->add('key', 'val'));
+        $this->assertFalse($this->cache->add('key', 'val2'));
+        $this->assertSame('val', $this->cache->get('key'));
+    }
+
+    public function testAddWhileSuspended(): void
+    {
+        wp_suspend_cache_addition(true);
+        $this->assertFalse($this->cache->add('key', 'val'));
+        wp_suspend_cache_addition(false);
+        $this->assertFalse($this->newRequest()->get('key'));
+    }
+
+    public function testReplace(): void
+    {
+        $this->assertFalse($this->cache->replace('key', 'val'), 'nothing to replace');
+        $this->assertFalse($this->cache->get('key'));
+        $this->assertTrue($this->cache->add('key', 'val'));
+        $this->assertTrue($this->cache->replace('key', 'val2'));
+        $this->assertSame('val2', $this->cache->get('key'));
+        $this->assertSame('val2', $this->newRequest()->get('key'));
+        $this->assertTrue(wp_cache_replace('key', 'val3'));
+        $this->assertSame('val3', wp_cache_get('key'));
+    }
+
+    public function testSet(): void
+    {
+        $this->assertTrue($this->cache->set('key', 'val1'));
+        $this->assertSame('val1', $this->cache->get('key'));
+        $this->assertTrue($this->cache->set('key', 'val2'));
+        $this->assertSame('val2', $this->cache->get('key'));
+        $this->assertSame('val2', $this->newRequest()->get('key'));
+    }
+
+    public function testFlush(): void
+    {
+        $this->cache->set('key', 'val');
+        $this->assertTrue($this->cache->flush());
+        $this->assertFalse($this->cache->get('key'));
+        $this->assertFalse($this->newRequest()->get('key'));
+    }
+
+    public function testObjectRefs(): void
+    {
+        $obj = new \stdClass();
+        $obj->foo = 'alpha';
+        $this->cache->set('key', $obj);
+        $obj->foo = 'bravo';
+        $got = $this->cache->get('key');
+        $this->assertSame('alpha', $got->foo, 'stored a copy');
+        $got->foo = 'charlie';
+        $this->assertSame('alpha', $this->cache->get('key')->foo, 'returned a copy');
+        $this->assertSame('alpha', $this->newRequest()->get('key')->foo);
+    }
+
+    public function testIncr(): void
+    {
+        $this->assertFalse($this->cache->incr('key'), 'a missing key is not created');
+        $this->assertFalse($this->newRequest()->get('key'));
+        $this->cache->set('key', 0);
+        $this->assertSame(1, $this->cache->incr('key'));
+        $this->assertSame(3, $this->cache->incr('key', 2));
+        $this->assertSame(3, $this->cache->get('key'));
+        $this->assertSame(3, $this->newRequest()->get('key'));
+        $this->assertSame(4, wp_cache_incr('key'));
+    }
+
+    public function testIncrSeparateGroups(): void
+    {
+        $this->cache->set('key', 0, 'group1');
+        $this->cache->set('key', 0, 'group2');
+        $this->assertSame(1, $this->cache->incr('key', 1, 'group1'));
+        $this->assertSame(1, $this->cache->get('key', 'group1'));
+        $this->assertSame(0, $this->cache->get('key', 'group2'));
+        $this->assertSame(1, $this->cache->incr('key', 1, 'group2'));
+    }
+
+    public function testIncrDecrNonIntegers(): void
+    {
+        $this->cache->set('s', '5');
+        $this->assertSame(6, $this->cache->incr('s'));
+        $this->cache->set('f', 1.5);
+        $this->assertSame(2.5, $this->cache->incr('f'));
+        $this->cache->set('word', 'abc');
+        $this->assertSame(2, $this->cache->incr('word', 2), 'not numeric: counted from 0, as core');
+        $this->assertSame(2, $this->newRequest()->get('word'));
+    }
+
+    public function testIncrKeepsTheTtl(): void
+    {
+        $this->cache->set('key', 1, 'default', 100);
+        $this->cache->incr('key');
+        $this->assertGreaterThan(90, $this->rawTtl('key'));
+    }
+
+    public function testDecr(): void
+    {
+        $this->assertFalse($this->cache->decr('key'));
+        $this->cache->set('key', 0);
+        $this->assertSame(0, $this->cache->decr('key'), 'never below zero');
+        $this->cache->set('key', 3);
+        $this->assertSame(2, $this->cache->decr('key'));
+        $this->assertSame(0, $this->cache->decr('key', 2));
+        $this->assertSame(0, $this->cache->decr('key', 5));
+        $this->assertSame(0, $this->newRequest()->get('key'));
+        $this->cache->set('key', 3);
+        $this->assertSame(1, wp_cache_decr('key', 2));
+    }
+
+    public function testIncrDecrNonPersistent(): void
+    {
+        $this->assertFalse($this->cache->incr('key', 1, 'counts'));
+        $this->cache->set('key', 2, 'counts');
+        $this->assertSame(3, $this->cache->incr('key', 1, 'counts'));
+        $this->assertSame(0, $this->cache->decr('key', 9, 'counts'));
+    }
+
+    public function testDelete(): void
+    {
+        $this->cache->set('key', 'val');
+        $this->assertTrue($this->cache->delete('key'));
+        $this->assertFalse($this->cache->get('key'));
+        $this->assertFalse($this->cache->delete('key'), 'nothing left to delete');
+        $this->assertFalse($this->newRequest()->get('key'));
+        wp_cache_set('key', 'val');
+        $this->assertTrue(wp_cache_delete('key', 'default'));
+        $this->assertFalse(wp_cache_delete('key', 'default'));
+    }
+
+    public function testSwitchToBlog(): void
+    {
+        $this->cache->set('key', 'val1');
+        $this->cache->set('key', 'global1', 'global-cache-test');
+        $this->cache->switch_to_blog(2);
+        $this->assertFalse($this->cache->get('key'), 'another blog, another key');
+        $this->assertSame('global1', $this->cache->get('key', 'global-cache-test'));
+        $this->cache->set('key', 'val2');
+        $this->cache->set('key', 'global2', 'global-cache-test');
+        $this->assertSame('val2', $this->cache->get('key'));
+        $this->cache->switch_to_blog(1);
+        $this->assertSame('val1', $this->cache->get('key'));
+        $this->assertSame('global2', $this->cache->get('key', 'global-cache-test'));
+        $next = $this->newRequest();
+        wp_cache_switch_to_blog(2);
+        $this->assertSame('val2', wp_cache_get('key'), 'in the store per blog');
+        $this->assertSame('global2', wp_cache_get('key', 'global-cache-test'));
+    }
+
+    public function testAddMultiple(): void
+    {
+        $this->cache->set('foo3', 'exists');
+        $this->assertSame(['foo1' => true, 'foo2' => true, 'foo3' => false],
+            wp_cache_add_multiple(['foo1' => 'bar', 'foo2' => 'bar', 'foo3' => 'bar'], 'default'));
+        $this->assertSame('exists', wp_cache_get('foo3'));
+    }
+
+    public function testSetMultiple(): void
+    {
+        $this->assertSame(['foo1' => true, 'foo2' => true], wp_cache_set_multiple(['foo1' => 'bar', 'foo2' => 'bar'], 'group1'));
+        $this->assertSame(['foo1' => 'bar', 'foo2' => 'bar'], $this->newRequest()->get_multiple(['foo1', 'foo2'], 'group1'));
+    }
+
+    public function testGetMultiple(): void
+    {
+        wp_cache_set('foo1', 'bar', 'group1');
+        wp_cache_set('foo2', 'bar', 'group1');
+        wp_cache_set('foo1', 'bar', 'group2');
+        $this->assertSame(['foo1' => 'bar', 'foo2' => 'bar', 'foo3' => false],
+            wp_cache_get_multiple(['foo1', 'foo2', 'foo3'], 'group1'));
+        $this->newRequest();
+        $this->assertSame(['foo1' => 'bar', 'foo2' => 'bar', 'foo3' => false],
+            wp_cache_get_multiple(['foo1', 'foo2', 'foo3'], 'group1', true));
+    }
+
+    public function testDeleteMultiple(): void
+    {
+        wp_cache_set('foo1', 'bar', 'group1');
+        wp_cache_set('foo2', 'bar', 'group1');
+        wp_cache_set('foo3', 'bar', 'group2');
+        $this->assertSame(['foo1' => true, 'foo2' => true, 'foo3' => false],
+            wp_cache_delete_multiple(['foo1', 'foo2', 'foo3'], 'group1'));
+        $this->assertSame('bar', wp_cache_get('foo3', 'group2'));
+    }
+
+    public function testFlushRuntime(): void
+    {
+        wp_cache_set('key', 'val', 'counts'); // non-persistent: runtime only
+        wp_cache_set('key', 'val');
+        $this->assertTrue(wp_cache_flush_runtime());
+        $this->assertFalse(wp_cache_get('key', 'counts'));
+        $this->assertSame('val', wp_cache_get('key'), 'the store keeps it');
+    }
+
+    public function testFlushGroup(): void
+    {
+        wp_cache_set('foo', 'bar', 'group-test');
+        wp_cache_set('foo', 'bar', 'group-kept');
+        wp_cache_switch_to_blog(2);
+        wp_cache_set('foo', 'blog2', 'group-test');
+        $this->assertTrue(wp_cache_flush_group('group-test'));
+        $this->assertFalse(wp_cache_get('foo', 'group-test'));
+        wp_cache_switch_to_blog(1);
+        $this->assertFalse(wp_cache_get('foo', 'group-test'), 'every blog');
+        $this->assertSame('bar', wp_cache_get('foo', 'group-kept'));
+        $this->newRequest();
+        $this->assertFalse(wp_cache_get('foo', 'group-test'), 'in the store');
+        $this->assertSame('bar', wp_cache_get('foo', 'group-kept'));
+        wp_cache_set('foo', 'again', 'group-test');
+        $this->assertSame('again', $this->newRequest()->get('foo', 'group-test'), 'usable after its flush');
+    }
+
+    public function testSupports(): void
+    {
+        foreach (['add_multiple', 'set_multiple', 'get_multiple', 'delete_multiple', 'flush_runtime', 'flush_group'] as $f) {
+            $this->assertTrue(wp_cache_supports($f), $f);
+        }
+        $this->assertFalse(wp_cache_supports('unknown'));
+        $this->assertTrue(wp_cache_close());
+    }
+
+    // --- what a persistent cache on ephpm-kv promises on top ---
+
+    public function testNonPersistentGroupsStayInTheRequest(): void
+    {
+        wp_cache_set('key', 'val', 'counts');
+        $this->assertSame('val', wp_cache_get('key', 'counts'));
+        $this->assertFalse($this->newRequest()->get('key', 'counts'));
+        $this->assertSame([], array_filter([ephpm_kv_exists('key')]), 'nothing stored');
+    }
+
+    public function testExpireIsTheStoreTtl(): void
+    {
+        wp_cache_set('key', 'val', 'default', 60);
+        $this->assertGreaterThan(55, $this->rawTtl('key'));
+        $this->assertLessThanOrEqual(60, $this->rawTtl('key'));
+        wp_cache_add('key2', 'val', 'default', 1);
+        wp_cache_set('key3', 'val');
+        $this->assertSame(-1, $this->rawTtl('key3'), '0: no expiry');
+        usleep(1_100_000);
+        $this->assertFalse($this->newRequest()->get('key2'));
+    }
+
+    public function testAddIsAtomicAcrossRequests(): void
+    {
+        $a = $this->newRequest();
+        $b = new \WP_Object_Cache();
+        $this->assertTrue($a->add('lock', 'a'));
+        $this->assertFalse($b->add('lock', 'b'), 'the other request sees the key in the store');
+        $this->assertSame('a', $b->get('lock'));
+    }
+
+    public function testFlushTouchesNothingOutsideTheSite(): void
+    {
+        ephpm_kv_set('raw:' . WP_CACHE_KEY_SALT, 'mine');
+        $psr = new \Ephpm\Bridge\Psr\SimpleCache(WP_CACHE_KEY_SALT);
+        $psr->set('k', 'psr');
+        wp_cache_set('key', 'val');
+        wp_cache_flush();
+        $this->assertSame('mine', ephpm_kv_get('raw:' . WP_CACHE_KEY_SALT));
+        $this->assertSame('psr', $psr->get('k'));
+        ephpm_kv_del('raw:' . WP_CACHE_KEY_SALT);
+    }
+
+    public function testAnotherRequestsFlushIsSeenByTheNextRequest(): void
+    {
+        wp_cache_set('key', 'val');
+        (new \WP_Object_Cache())->flush();
+        $this->assertFalse($this->newRequest()->get('key'));
+    }
+
+    public function testLongKeys(): void
+    {
+        $key = str_repeat('k', 70000);
+        $this->assertTrue(wp_cache_set($key, 'val'));
+        $this->assertSame('val', $this->newRequest()->get($key));
+        $this->assertFalse($this->newRequest()->get(str_repeat('k', 69999) . 'x'));
+    }
+
+    public function testGroupsWithColonsDoNotCollide(): void
+    {
+        // unencoded, both would be <gen>:g:0:1:0:1:k (group, its generation, blog, key)
+        wp_cache_set('0:1:k', 'a', 'g');
+        wp_cache_set('k', 'b', 'g:0:1');
+        $next = $this->newRequest();
+        $this->assertSame('a', $next->get('0:1:k', 'g'));
+        $this->assertSame('b', $next->get('k', 'g:0:1'));
+    }
+
+    public function testConcurrentIncrementsAreExact(): void
+    {
+        if (ini_get('ephpm.server') === '' && ini_get('ephpm.shm_name') === '') {
+            $this->markTestSkipped('only a server or a named segment is shared with processes started now');
+        }
+        wp_cache_set('counter', 0);
+        $procs = [];
+        $n = 4;
+        $each = 300;
+        for ($i = 0; $i < $n; $i++) {
+            $procs[] = $this->startChild(sprintf('for ($i = 0; $i < %d; $i++) { wp_cache_incr("counter"); wp_cache_flush_runtime(); }', $each));
+        }
+        foreach ($procs as [$p, $pipes]) {
+            $out = stream_get_contents($pipes[1]);
+            $this->assertSame(0, proc_close($p), $out);
+        }
+        $this->assertSame($n * $each, $this->newRequest()->get('counter'));
+    }
+
+    /** The store's TTL of a default-group key of blog 1, in whole seconds (-1: none). */
+    private function rawTtl(string $key): int
+    {
+        $base = 'wp:' . rawurlencode(WP_CACHE_KEY_SALT) . ':';
+        $gen = ephpm_kv_get($base . 'gen') ?? '0';
+        $ggen = ephpm_kv_get($base . $gen . ':ggen:default') ?? '0';
+        $ttl = ephpm_kv_ttl($base . $gen . ":default:$ggen:1:$key");
+
+        return $ttl < 0 ? (int) $ttl : (int) ceil($ttl);
+    }
+
+    /** A PHP process with this test's engine settings, the same salt and the drop-in loaded, running $code. */
+    private function startChild(string $code): array
+    {
+        $args = [PHP_BINARY, '-d', 'extension=' . (getenv('EPHPM_EXT') ?: dirname(__DIR__, 3) . '/build/ephpm.so')];
+        foreach (['ephpm.server', 'ephpm.shm_size', 'ephpm.shm_name'] as $name) {
+            $v = ini_get($name);
+            if ($v !== false && $v !== '') {
+                array_push($args, '-d', "$name=$v");
+            }
+        }
+        $script = sprintf('define("WP_CACHE_KEY_SALT", %s); require %s; wp_cache_init(); %s',
+            var_export(WP_CACHE_KEY_SALT, true), var_export(EPHPM_WP_DROPIN, true), $code);
+        array_push($args, '-r', $script);
+        $p = proc_open($args, [1 => ['pipe', 'w'], 2 => ['redirect', 1]], $pipes);
+        $this->assertIsResource($p);
+
+        return [$p, $pipes];
+    }
+}
