@@ -36,7 +36,8 @@
  * A non-integer value is incremented by a read-modify-write, as core would.
  *
  * Errors: a store failure (Ephpm\KvException) makes that call a miss or a
- * failed write, never a fatal error; the first one of a request is logged with
+ * failed write, never a fatal error (a set the store refuses, too large or
+ * with the store full, also deletes the key's old value, which is stale now); the first one of a request is logged with
  * error_log(), and the last is in $wp_object_cache->last_error.
  */
 
@@ -145,7 +146,9 @@ if ( ! class_exists( 'WP_Object_Cache', false ) ) :
 			if ( $this->persistent( $group ) ) {
 				$ok = $this->kv( 'ephpm_kv_set', $this->store_key( $key, $group ), $this->encode( $data ), $this->ttl( $expire ) );
 				if ( ! $ok ) {
-					unset( $this->cache[ $group ][ $this->id( $key, $group ) ] ); // never serve a value the store lacks
+					// Refused (too large, store full): the old value would now be stale, so it goes too.
+					unset( $this->cache[ $group ][ $this->id( $key, $group ) ] );
+					$this->kv( 'ephpm_kv_del', $this->store_key( $key, $group ) );
 					return false;
 				}
 			}

@@ -33,7 +33,8 @@ use Psr\SimpleCache\CacheInterface;
  *
  * Errors: a bad key or TTL throws InvalidArgumentException (a
  * Psr\SimpleCache\InvalidArgumentException); set()/setMultiple() return false
- * when the store refuses the value (full, or over ephpm.max_value_size); any
+ * when the store refuses the value (full, or over ephpm.max_value_size), and
+ * the key's old value, stale from then on, is deleted; any
  * other store failure throws CacheException wrapping the Ephpm\KvException.
  */
 final class SimpleCache implements CacheInterface
@@ -171,6 +172,8 @@ final class SimpleCache implements CacheInterface
             throw new InvalidArgumentException('cache key refused: ' . $e->getMessage(), 0, $e);
         } catch (KvException $e) {
             if ($e->getCode() === KvException::FULL || $e->getCode() === KvException::VALUE_TOO_LARGE) {
+                $this->call(static fn (string $k) => ephpm_kv_del($k), $key); // the old value is stale now
+
                 return false;
             }
             throw self::wrap($e);

@@ -407,6 +407,34 @@ final class SimpleCacheTest extends TestCase
         $this->cache->get(str_repeat('a', 70000));
     }
 
+    public function testValueTheStoreRefusesIsAFailedSet(): void
+    {
+        $this->cache->set('key', 'old');
+        $big = random_bytes(2 << 20); // over ephpm.max_value_size (1M by default), incompressible
+        $this->assertFalse($this->cache->set('key', $big));
+        $this->assertNull($this->cache->get('key'), 'the old value is not served after a failed update');
+        $this->assertFalse($this->cache->setMultiple(['key2' => 'small', 'key3' => $big]));
+        $this->assertSame('small', $this->cache->get('key2'), 'the others are stored');
+        $this->assertFalse($this->cache->has('key3'));
+    }
+
+    public function testStoreUnavailableIsACacheException(): void
+    {
+        // a process of its own, on a server that is not there
+        $script = sprintf('require %s; require %s; $c = new %s("x");
+            foreach (["get" => fn () => $c->get("k"), "set" => fn () => $c->set("k", 1), "clear" => fn () => $c->clear()] as $op => $f) {
+                try { $f(); echo "$op: no exception\n"; }
+                catch (\Psr\SimpleCache\CacheException $e) { echo "$op: ", get_class($e), " ", $e->getCode() === \Ephpm\KvException::UNAVAILABLE ? "UNAVAILABLE" : $e->getCode(), "\n"; }
+            }',
+            var_export(__DIR__ . '/../../autoload.php', true), var_export('/usr/share/php/Psr/SimpleCache/autoload.php', true),
+            '\\' . SimpleCache::class);
+        $cmd = PHP_BINARY . ' -d ' . escapeshellarg('extension=' . (getenv('EPHPM_EXT') ?: __DIR__ . '/../../../build/ephpm.so'))
+            . ' -d ephpm.server=unix:///nonexistent/ephpm.sock -r ' . escapeshellarg($script) . ' 2>&1';
+        exec($cmd, $out, $rc);
+        $this->assertSame("get: Ephpm\\Bridge\\Psr\\CacheException UNAVAILABLE\nset: Ephpm\\Bridge\\Psr\\CacheException UNAVAILABLE\nclear: Ephpm\\Bridge\\Psr\\CacheException UNAVAILABLE",
+            implode("\n", $out));
+    }
+
     /** The store's TTL of this cache's key, in whole seconds (-1: none), whatever the current generation. */
     private function rawTtl(string $key): int
     {

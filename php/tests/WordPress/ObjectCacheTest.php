@@ -399,6 +399,29 @@ final class ObjectCacheTest extends TestCase
         $this->assertSame($n * $each, $this->newRequest()->get('counter'));
     }
 
+    public function testValueTheStoreRefusesIsAFailedSet(): void
+    {
+        wp_cache_set('key', 'old');
+        $this->assertFalse(wp_cache_set('key', random_bytes(2 << 20)), 'over ephpm.max_value_size');
+        $this->assertFalse(wp_cache_get('key'), 'this request does not serve what the store lacks');
+        $this->assertFalse($this->newRequest()->get('key'), 'nor does the store: the old value is stale');
+        $this->assertInstanceOf(\Ephpm\KvException::class, $GLOBALS['wp_object_cache']->last_error ?? $this->cache->last_error);
+    }
+
+    public function testStoreUnavailableIsAMissNotAFatalError(): void
+    {
+        $args = [PHP_BINARY, '-d', 'extension=' . (getenv('EPHPM_EXT') ?: dirname(__DIR__, 3) . '/build/ephpm.so'),
+            '-d', 'ephpm.server=unix:///nonexistent/ephpm.sock', '-d', 'error_log=/dev/stderr', '-r',
+            sprintf('require %s; wp_cache_init(); var_export([wp_cache_set("k", 1), wp_cache_get("k"), wp_cache_add("a", 1), wp_cache_incr("k"), wp_cache_delete("k"), wp_cache_flush()]);',
+                var_export(EPHPM_WP_DROPIN, true))];
+        $p = proc_open($args, [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
+        $out = stream_get_contents($pipes[1]);
+        $err = stream_get_contents($pipes[2]);
+        $this->assertSame(0, proc_close($p), $out . $err);
+        $this->assertSame(var_export([false, false, false, false, false, false], true), $out);
+        $this->assertSame(1, substr_count($err, 'ephpm object cache: '), "logged once per request:\n$err");
+    }
+
     /** The store's TTL of a default-group key of blog 1, in whole seconds (-1: none). */
     private function rawTtl(string $key): int
     {
