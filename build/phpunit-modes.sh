@@ -37,7 +37,7 @@ for mode in "${modes[@]}"; do
       args+=(-d "ephpm.server=unix://$work/kv.sock") ;;
     *) echo "phpunit-modes.sh: unknown mode '$mode'" >&2; exit 2 ;;
   esac
-  if out=$(cd "$root" && php "${args[@]}" /usr/bin/phpunit --bootstrap "$bootstrap" "$dir" 2>&1); then
+  if out=$(cd "$root" && php "${args[@]}" /usr/bin/phpunit --do-not-cache-result --bootstrap "$bootstrap" "$dir" 2>&1); then
     echo "phpunit $dir $mode: $(tail -n 1 <<<"$out")"
   else
     echo "phpunit $dir $mode: FAILED"

@@ -46,6 +46,20 @@ final class ObjectCacheTest extends TestCase
         $this->assertTrue(function_exists('wp_cache_get_multiple'));
     }
 
+    public function testCoreRegisteredItsGroupsThroughTheDropIn(): void
+    {
+        $boot = $GLOBALS['ephpm_wp_boot_cache'];
+        $this->assertInstanceOf(\WP_Object_Cache::class, $boot);
+        $global = (new \ReflectionProperty($boot, 'global_groups'))->getValue($boot);
+        $nonPersistent = (new \ReflectionProperty($boot, 'non_persistent_groups'))->getValue($boot);
+        foreach (['users', 'site-options', 'networks', 'blog-details'] as $g) {
+            $this->assertArrayHasKey($g, $global, $g);
+        }
+        foreach (['counts', 'plugins'] as $g) { // wp_start_object_cache()'s, in 6.1
+            $this->assertArrayHasKey($g, $nonPersistent, $g);
+        }
+    }
+
     // --- what core's Tests_Cache checks ---
 
     public function testMiss(): void
