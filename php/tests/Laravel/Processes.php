@@ -31,7 +31,7 @@ final class Processes
     /** @return list<string> the php command line for a worker script */
     public static function command(string $script, string ...$args): array
     {
-        $so = getenv('EPHPM_SO') ?: dirname(__DIR__, 3) . '/build/ephpm.so';
+        $so = getenv('EPHPM_EXT') ?: getenv('EPHPM_SO') ?: dirname(__DIR__, 3) . '/build/ephpm.so';
         $cmd = [PHP_BINARY, '-d', 'extension=' . $so];
         foreach (['ephpm.shm_size', 'ephpm.shm_name', 'ephpm.server', 'ephpm.server_timeout'] as $ini) {
             $cmd[] = '-d';

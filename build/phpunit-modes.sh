@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs one PHPUnit suite of the framework bridges (php/tests/<Suite>) once per
+# engine, as build/phpt.sh does for the phpt suite; exits 1 when a run failed.
+# Usage: build/phpunit-modes.sh BOOTSTRAP DIR [MODES...]   (modes: map shm shm-named server; default all)
+#   map        the in-process Go map (-d ephpm.shm_size=0)
+#   shm        the shared segment with the extension's defaults (anonymous)
+#   shm-named  a named segment (ephpm.shm_name), so a child process shares it
+#   server     an ephpm-kv server this script starts on a unix socket
+# Not -n: PHPUnit needs Debian's dom, mbstring and xml extensions from php.ini.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bootstrap=$1 dir=$2
+shift 2
+modes=("$@")
+((${#modes[@]})) || modes=(map shm shm-named server)
+export EPHPM_EXT=$root/build/ephpm.so # a test that starts another PHP process loads this
+work=$(mktemp -d /tmp/ephpm-phpunit.XXXXXX)
+server=
+cleanup() {
+  [ -z "$server" ] || { kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true; }
+  rm -f "/dev/shm/ephpm-phpunit-$$"
+  rm -rf "$work"
+}
+trap cleanup EXIT
+status=0
+for mode in "${modes[@]}"; do
+  args=(-d "extension=$EPHPM_EXT")
+  case "$mode" in
+    map) args+=(-d ephpm.shm_size=0) ;;
+    shm) ;;
+    shm-named) args+=(-d "ephpm.shm_name=/ephpm-phpunit-$$") ;;
+    server)
+      "$root/build/ephpm-kv" --unix "$work/kv.sock" 2>"$work/kv.log" &
+      server=$!
+      for _ in $(seq 100); do [ -S "$work/kv.sock" ] && break; sleep 0.05; done
+      [ -S "$work/kv.sock" ] || { echo "phpunit $mode: ephpm-kv did not start"; cat "$work/kv.log"; exit 1; }
+      args+=(-d "ephpm.server=unix://$work/kv.sock") ;;
+    *) echo "phpunit-modes.sh: unknown mode '$mode'" >&2; exit 2 ;;
+  esac
+  if out=$(cd "$root" && php "${args[@]}" /usr/bin/phpunit --bootstrap "$bootstrap" "$dir" 2>&1); then
+    echo "phpunit $dir $mode: $(tail -n 1 <<<"$out")"
+  else
+    echo "phpunit $dir $mode: FAILED"
+    echo "$out"
+    status=1
+  fi
+done
+exit $status
