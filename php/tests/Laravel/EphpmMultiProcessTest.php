@@ -82,4 +82,33 @@ final class EphpmMultiProcessTest extends TestCase
         $this->assertFalse($this->cache->lock('overrun', 30)->get(), 'the late release freed our lock');
         $this->assertTrue($lock->release());
     }
+
+    /**
+     * A release must be one step: a holder paused between reading the owner
+     * and deleting (MemcachedLock's release: get, compare, then delete) can
+     * delete a lock that expired and was taken meanwhile. The worker's lock
+     * pauses after any owner read its release makes; its release, at 0.5 s
+     * of a 1 s TTL, must leave the lock we take at 1 s alone.
+     */
+    public function testReleaseIsNotAReadThenADelete(): void
+    {
+        $proc = proc_open(Processes::command(self::WORKER, 'paused'), [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
+        $this->assertIsResource($proc);
+        try {
+            $line = fgets($pipes[1]);
+            $line === "acquired\n" || $this->fail('worker: ' . $line . stream_get_contents($pipes[2]));
+
+            $lock = $this->cache->lock('paused', 30)->betweenBlockedAttemptsSleepFor(20);
+            $this->assertTrue($lock->block(5));
+
+            $line = fgets($pipes[1]);
+            $this->assertContains($line, ["released\n", "refused\n"], 'worker: ' . $line . stream_get_contents($pipes[2]));
+        } finally {
+            fclose($pipes[1]);
+            fclose($pipes[2]);
+            $this->assertSame(0, proc_close($proc));
+        }
+        $this->assertFalse($this->cache->lock('paused', 30)->get(), 'the paused release freed our lock');
+        $this->assertTrue($lock->release());
+    }
 }

@@ -4,10 +4,14 @@
 // Usage: php worker.php counter N   N increments of a get-then-put counter, each under lock('counter')->block()
 //        php worker.php add KEY      prints 1 when Repository::add(KEY) won, 0 when not
 //        php worker.php overrun      takes lock('overrun') for 1 s, overruns it, releases late; prints the release's result
+//        php worker.php paused       takes lock('paused') for 1 s and releases it at 0.5 s, but any read of the
+//                                    owner pauses 1.5 s after it (as a process descheduled between a get and a
+//                                    delete would be); prints the release's result
 declare(strict_types=1);
 
 require __DIR__ . '/bootstrap.php';
 
+use Ephpm\Bridge\Laravel\EphpmLock;
 use Ephpm\Bridge\Laravel\EphpmStore;
 use Illuminate\Cache\Repository;
 
@@ -34,6 +38,23 @@ switch ($argv[1] ?? '') {
         }
         echo "acquired\n";
         usleep(2_500_000); // past the 1 s TTL: meanwhile the test takes the lock
+        echo $lock->release() ? "released\n" : "refused\n";
+        break;
+    case 'paused':
+        $lock = new class (EphpmStore::NAMESPACE . 'multi:paused', 1) extends EphpmLock {
+            protected function getCurrentOwner()
+            {
+                $owner = parent::getCurrentOwner();
+                usleep(1_500_000);
+                return $owner;
+            }
+        };
+        if (!$lock->get()) {
+            fwrite(STDERR, "paused: lock not acquired\n");
+            exit(1);
+        }
+        echo "acquired\n";
+        usleep(500_000);
         echo $lock->release() ? "released\n" : "refused\n";
         break;
     default:
