@@ -98,6 +98,7 @@ test-bridges: all
 	@build/deps.sh bridges
 	build/phpunit-modes.sh php/tests/Psr/bootstrap.php php/tests/Psr
 	build/phpunit-modes.sh php/tests/WordPress/bootstrap.php php/tests/WordPress
+	build/phpunit-modes.sh php/tests/Laravel/bootstrap.php php/tests/Laravel
 
 test-valgrind: all $(VG_LIB)
 	@build/deps.sh valgrind

@@ -1,0 +1,233 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Ephpm\Bridge\Laravel;
+
+use Illuminate\Cache\TaggableStore;
+use Illuminate\Contracts\Cache\LockProvider;
+
+/**
+ * Laravel's cache Store on ephpm-kv, with atomic locks (LockProvider).
+ *
+ * Keys: NAMESPACE . prefix . key, where prefix is Laravel's (the configured
+ * prefix plus ':', as RedisStore and MemcachedStore build it). NAMESPACE keeps
+ * this adapter's keys apart from the other bridges' and from raw ephpm_kv_*
+ * use that does not start its keys with it.
+ *
+ * Values are serialized as RedisStore does: numbers are stored as their
+ * decimal text (so increment() works on a value put() as an integer, and
+ * get() returns numbers as strings, as RedisStore does), everything else with
+ * serialize().
+ *
+ * add() is one setnx, so Repository::add() with a TTL is atomic. (Without a
+ * TTL, Laravel 8's Repository::add() does not call the store's add() but a
+ * get() then forever(): that gap is Laravel's, not this store's.)
+ *
+ * flush() empties the whole ephpm-kv store, as MemcachedStore's flush()
+ * empties the whole memcached and RedisStore's the whole database: the engine
+ * has no scan to delete by prefix, and namespace versioning would leave the
+ * old entries behind in a store that never evicts.
+ */
+class EphpmStore extends TaggableStore implements LockProvider
+{
+    public const NAMESPACE = 'ephpm:laravel:';
+
+    /** Laravel's prefix: the configured one plus ':', or '' */
+    protected string $prefix = '';
+
+    public function __construct(string $prefix = '')
+    {
+        $this->setPrefix($prefix);
+    }
+
+    /**
+     * @param string $key
+     * @return mixed
+     */
+    public function get($key)
+    {
+        $value = ephpm_kv_get($this->key($key));
+
+        return $value === null ? null : $this->unserialize($value);
+    }
+
+    /**
+     * @param array<int, string> $keys
+     * @return array<string, mixed>
+     */
+    public function many(array $keys)
+    {
+        $values = [];
+        foreach ($keys as $key) {
+            $values[$key] = $this->get($key);
+        }
+
+        return $values;
+    }
+
+    /**
+     * @param string $key
+     * @param mixed $value
+     * @param int $seconds
+     * @return bool
+     */
+    public function put($key, $value, $seconds)
+    {
+        return ephpm_kv_set($this->key($key), $this->serialize($value), $this->ttl($seconds));
+    }
+
+    /**
+     * Each key is its own set (RedisStore wraps its sets in MULTI; ephpm-kv
+     * has no multi-key transaction): a reader may see some keys written and
+     * not yet others.
+     *
+     * @param array<string, mixed> $values
+     * @param int $seconds
+     * @return bool
+     */
+    public function putMany(array $values, $seconds)
+    {
+        $ok = true;
+        foreach ($values as $key => $value) {
+            $ok = $this->put((string) $key, $value, $seconds) && $ok;
+        }
+
+        return $ok;
+    }
+
+    /**
+     * Stores the value only when no live entry holds the key, in one atomic
+     * step (setnx): of several processes adding the same key at once, exactly
+     * one gets true.
+     *
+     * @param string $key
+     * @param mixed $value
+     * @param int $seconds
+     * @return bool
+     */
+    public function add($key, $value, $seconds)
+    {
+        return ephpm_kv_setnx($this->key($key), $this->serialize($value), $this->ttl($seconds));
+    }
+
+    /**
+     * Atomic; a missing key counts from 0 (as RedisStore's incrby). A value
+     * that is not an integer throws Ephpm\KvException (NOT_INTEGER), as Redis
+     * answers an error.
+     *
+     * @param string $key
+     * @param mixed $value
+     * @return int
+     */
+    public function increment($key, $value = 1)
+    {
+        return ephpm_kv_incr($this->key($key), (int) $value);
+    }
+
+    /**
+     * @param string $key
+     * @param mixed $value
+     * @return int
+     */
+    public function decrement($key, $value = 1)
+    {
+        return ephpm_kv_incr($this->key($key), -(int) $value);
+    }
+
+    /**
+     * @param string $key
+     * @param mixed $value
+     * @return bool
+     */
+    public function forever($key, $value)
+    {
+        return ephpm_kv_set($this->key($key), $this->serialize($value), 0);
+    }
+
+    /**
+     * @param string $key
+     * @return bool
+     */
+    public function forget($key)
+    {
+        ephpm_kv_del($this->key($key));
+
+        // As RedisStore: true whether or not the key was there.
+        return true;
+    }
+
+    /**
+     * @return bool
+     */
+    public function flush()
+    {
+        return ephpm_kv_flush();
+    }
+
+    /**
+     * A lock on $name, held for $seconds (0: until released).
+     *
+     * @param string $name
+     * @param int $seconds
+     * @param string|null $owner
+     * @return EphpmLock
+     */
+    public function lock($name, $seconds = 0, $owner = null)
+    {
+        return new EphpmLock($this->key($name), $seconds, $owner);
+    }
+
+    /**
+     * The lock $owner holds on $name (e.g. in another request or a queued
+     * job), so that it can be released there.
+     *
+     * @param string $name
+     * @param string $owner
+     * @return EphpmLock
+     */
+    public function restoreLock($name, $owner)
+    {
+        return $this->lock($name, 0, $owner);
+    }
+
+    /**
+     * @return string
+     */
+    public function getPrefix()
+    {
+        return $this->prefix;
+    }
+
+    /**
+     * @param string $prefix
+     * @return void
+     */
+    public function setPrefix($prefix)
+    {
+        $this->prefix = $prefix !== '' && $prefix !== null ? $prefix . ':' : '';
+    }
+
+    protected function key(string $key): string
+    {
+        return self::NAMESPACE . $this->prefix . $key;
+    }
+
+    /** ephpm-kv's TTL: 0 never expires, so a non-positive one is 1 second (as RedisStore's max(1, ...)). */
+    protected function ttl(mixed $seconds): int
+    {
+        return max(1, (int) $seconds);
+    }
+
+    protected function serialize(mixed $value): string
+    {
+        return is_numeric($value) && !in_array($value, [INF, -INF], true) && !is_nan((float) $value)
+            ? (string) $value
+            : serialize($value);
+    }
+
+    protected function unserialize(string $value): mixed
+    {
+        return is_numeric($value) ? $value : unserialize($value);
+    }
+}

@@ -1,0 +1,69 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Ephpm\Bridge\Tests\Laravel;
+
+use Ephpm\Bridge\Laravel\EphpmLock;
+use Ephpm\Bridge\Laravel\EphpmServiceProvider;
+use Ephpm\Bridge\Laravel\EphpmStore;
+use Illuminate\Cache\CacheServiceProvider;
+use Illuminate\Cache\Repository;
+use Illuminate\Config\Repository as Config;
+use Illuminate\Container\Container;
+use PHPUnit\Framework\TestCase;
+
+/** The 'ephpm' driver through Laravel's CacheManager, configured as an app would. */
+final class EphpmServiceProviderTest extends TestCase
+{
+    protected function setUp(): void
+    {
+        ephpm_kv_flush();
+    }
+
+    private function app(array $stores, bool $resolveCacheFirst = false): Container
+    {
+        $app = new Container();
+        $app->instance('config', new Config(['cache' => [
+            'default' => 'ephpm',
+            'prefix' => 'app_cache',
+            'stores' => $stores,
+        ]]));
+        (new CacheServiceProvider($app))->register();
+        if ($resolveCacheFirst) {
+            $app->make('cache');
+        }
+        (new EphpmServiceProvider($app))->register();
+        return $app;
+    }
+
+    public function testDriverIsRegistered(): void
+    {
+        $app = $this->app(['ephpm' => ['driver' => 'ephpm']]);
+        $repo = $app['cache']->store();
+        $this->assertInstanceOf(Repository::class, $repo);
+        $this->assertInstanceOf(EphpmStore::class, $repo->getStore());
+        $this->assertSame('app_cache:', $repo->getStore()->getPrefix());
+        $this->assertInstanceOf(EphpmStore::class, $app['cache.store']->getStore());
+
+        $repo->put('foo', 'bar', 10);
+        $this->assertSame('bar', $app['cache']->get('foo'));
+        $this->assertSame(serialize('bar'), ephpm_kv_get(EphpmStore::NAMESPACE . 'app_cache:foo'));
+        // (A lock and an item of the same name share a key, as in Laravel's stores.)
+        $this->assertInstanceOf(EphpmLock::class, $app['cache']->lock('job', 10));
+        $this->assertTrue($app['cache']->lock('job', 10)->get());
+        $this->assertNotNull(ephpm_kv_get(EphpmStore::NAMESPACE . 'app_cache:job'));
+    }
+
+    public function testStorePrefixOverridesTheCachePrefix(): void
+    {
+        $app = $this->app(['ephpm' => ['driver' => 'ephpm'], 'other' => ['driver' => 'ephpm', 'prefix' => 'mine']]);
+        $this->assertSame('mine:', $app['cache']->store('other')->getStore()->getPrefix());
+    }
+
+    public function testRegisteredWhenTheManagerWasAlreadyResolved(): void
+    {
+        $app = $this->app(['ephpm' => ['driver' => 'ephpm']], true);
+        $this->assertInstanceOf(EphpmStore::class, $app['cache']->store('ephpm')->getStore());
+    }
+}
