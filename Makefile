@@ -15,7 +15,7 @@ GO_SRC    := $(shell find go -name '*.go' -o -name '*.h' -o -name '*.c' -o -name
 EXT_SRC   := config.m4 $(wildcard ext/*.c ext/*.h) go/capi/ephpm_kv_ops.h
 ABI_TEST  := $(BUILD)/out/abi_stress
 
-.PHONY: all deps demo test test-go test-storm test-hostile test-abi test-php test-fpm test-interop test-stubs test-valgrind bench bench-sessions bench-idle stubs clean
+.PHONY: all deps demo test test-go test-storm test-hostile test-abi test-php test-fpm test-interop test-stubs test-valgrind test-bridges bench bench-sessions bench-idle stubs clean
 
 all: deps $(LIB) $(EXT) $(SERVER)
 
@@ -40,7 +40,7 @@ demo: all
 	@echo
 	examples/server_demo.sh
 
-test: all test-stubs test-go test-storm test-hostile test-abi test-php test-fpm test-interop test-valgrind
+test: all test-stubs test-go test-storm test-hostile test-abi test-php test-fpm test-interop test-valgrind test-bridges
 
 test-go:
 	cd go && test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt needed"; exit 1; }
@@ -91,6 +91,16 @@ test-fpm: all
 test-interop: all
 	@build/deps.sh server-tests
 	php-tests/interop/run.sh
+
+# The framework adapters (php/, issue 9): PHPUnit suites on Debian's framework
+# packages, in each engine (named: a named segment, so the cross-process tests
+# run against child PHP processes). Every mode runs even after a failure.
+BRIDGE_MODES ?= map shm named server
+
+test-bridges: all
+	@build/deps.sh bridges
+	@fail=; for mode in $(BRIDGE_MODES); do build/phpunit.sh $$mode || fail="$$fail $$mode"; done; \
+		[ -z "$$fail" ] || { echo "bridge tests failed in:$$fail"; exit 1; }
 
 test-valgrind: all $(VG_LIB)
 	@build/deps.sh valgrind

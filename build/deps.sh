@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the build and tests need on Debian, only when missing.
-# Usage: build/deps.sh [demo] [bench] [valgrind] [server-tests]
+# Usage: build/deps.sh [demo] [bench] [valgrind] [server-tests] [bridges]
 set -euo pipefail
 
 need=(php8.2-cli php8.2-dev php-parser gcc libc6-dev) # gcc: cgo and the extension
@@ -11,6 +11,7 @@ for extra in "$@"; do
       php8.2-memcached memcached libfcgi-bin) ;;
     valgrind) need+=(valgrind) ;;
     server-tests) need+=(php8.2-fpm libfcgi-bin php8.2-redis redis-tools) ;;
+    bridges) need+=(phpunit php-symfony-lock) ;; # the adapters' suites (php/tests/) on Debian's framework packages
     *) echo "deps.sh: unknown extra '$extra'" >&2; exit 2 ;;
   esac
 done
