@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Runs the bridge PHPUnit suites (php/tests/) against one engine.
-# Usage: build/phpunit.sh MODE [phpunit options or test paths...]
+# Usage: [BRIDGE_TESTS=path] build/phpunit.sh MODE [phpunit options...]
 #   MODE map     the in-process Go map (-d ephpm.shm_size=0)
 #        shm     the shared segment, anonymous: the extension's defaults
 #        named   a named shared segment (ephpm.shm_name), so the
 #                cross-process tests run against child PHP processes
 #        server  an ephpm-kv server this script starts on a unix socket
-# Test paths default to php/tests/; exits with PHPUnit's status.
+# BRIDGE_TESTS (a directory or file) defaults to php/tests/; exits with PHPUnit's status.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=$1
@@ -35,6 +35,5 @@ case "$mode" in
     args+=(-d "ephpm.server=unix://$work/kv.sock") ;;
   *) echo "phpunit.sh: unknown mode '$mode' (map, shm, named, server)" >&2; exit 2 ;;
 esac
-(($#)) || set -- "$root/php/tests/"
 echo "== bridges, engine $mode"
-php "${args[@]}" /usr/bin/phpunit --colors=never --bootstrap "$root/php/tests/bootstrap.php" "$@"
+php "${args[@]}" /usr/bin/phpunit --colors=never --do-not-cache-result --bootstrap "$root/php/tests/bootstrap.php" "$@" "${BRIDGE_TESTS:-$root/php/tests/}"

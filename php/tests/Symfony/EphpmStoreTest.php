@@ -305,6 +305,7 @@ final class EphpmStoreTest extends TestCase
         } catch (LockConflictedException $e) {
         }
 
+        $a->resetLifetime();           // as Lock::refresh() does
         try {                          // nor can A extend or re-take it
             $short->putOffExpiration($a, 30);
             $this->fail("A extended B's lock");
@@ -316,6 +317,7 @@ final class EphpmStoreTest extends TestCase
         } catch (LockConflictedException $e) {
         }
         $this->assertTrue($store->exists($b));
+        $this->assertGreaterThan(200, ephpm_kv_ttl('sf-lock:' . $resource), "B's TTL was changed by A");
         $store->delete($b);
     }
 
