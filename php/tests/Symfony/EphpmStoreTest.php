@@ -427,6 +427,27 @@ final class EphpmStoreTest extends TestCase
         proc_close($child);
     }
 
+    /** The overrun across processes: a holder in another process releases late. */
+    public function testOverrunAcrossProcesses(): void
+    {
+        $this->requireSharedStore();
+        $resource = $this->resource();
+        [$child, $out] = $this->child('overrun', $resource);
+        $this->assertSame("held\n", fgets($out));
+
+        $factory = new LockFactory($this->getStore());
+        $lock = $factory->createLock($resource, 30, false);
+        $start = microtime(true);
+        $this->assertTrue($lock->acquire(true)); // free once the child's 0.2 s ran out
+        $this->assertLessThan(0.6, microtime(true) - $start, 'acquired only after the late release: the TTL did not free it');
+
+        $this->assertSame("released late\n", fgets($out));
+        $this->assertSame(0, proc_close($child));
+        $this->assertTrue($lock->isAcquired(), "the other process's late release removed this lock");
+        $this->assertFalse($factory->createLock($resource, 30, false)->acquire());
+        $lock->release();
+    }
+
     /** LockFactory blocking locks in three processes protect a counter: it ends exact. */
     public function testLockFactoryCounterAcrossProcesses(): void
     {

@@ -37,6 +37,16 @@ switch ($action) {
         }
         echo "done\n";
         break;
+    case 'overrun': // overrun RESOURCE: take a 0.2 s Symfony lock, say "held", overrun it (0.6 s), release late
+        $lock = (new LockFactory(new EphpmStore()))->createLock($argv[2], 0.2, false);
+        if (!$lock->acquire()) {
+            exit(3);
+        }
+        echo "held\n";
+        usleep(600000);
+        $lock->release(); // its Key's token is gone: deletes nothing, and exists() is false, so no exception
+        echo "released late\n";
+        break;
     default:
         fwrite(STDERR, "unknown action $action\n");
         exit(2);
