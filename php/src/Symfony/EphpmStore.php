@@ -32,7 +32,18 @@ use Symfony\Component\Lock\Store\ExpiringStoreTrait;
  * Works with every engine (in-process map, shared segment, server).
  *
  * Not a SharedLockStoreInterface: read locks cannot be made atomic with the
- * engine's operations (see the README of the bridge package / issue 9).
+ * engine's operations. They need a set of reader tokens, each with its own
+ * expiry, that a writer checks empty in the same step as it takes the lock
+ * (RedisStore does both in one Lua script on a sorted set). The engine's
+ * conditional operations only delete or re-time a value equal to a token;
+ * none replaces a value by another (no compare-and-set), none spans two keys,
+ * and none lists or counts keys. So: one key holding the reader set can only be
+ * updated by get + set, which loses a concurrent reader or writer; a key per
+ * reader (its own TTL) cannot be seen by a writer; a reader counter (incr) has
+ * one TTL for all readers and an unconditional decrement, so a reader past its
+ * TTL would take away another reader's share (the overrun bug, for readers).
+ * A set_if_eq (compare-and-set of the whole value) would allow it: the state
+ * (writer, readers with deadlines) in one value, changed by CAS retries.
  */
 class EphpmStore implements BlockingStoreInterface
 {
