@@ -169,12 +169,12 @@ final class EphpmStoreTest extends TestCase
     public function testRefreshLock(): void
     {
         // the initial TTL is short: the refresh is what keeps it, then it expires
-        $store = $this->getStore(self::CLOCK_DELAY / 1000000);
+        $store = $this->getStore(2 * self::CLOCK_DELAY / 1000000);
         $key = new Key($this->resource());
 
         $store->save($key);
-        $store->putOffExpiration($key, 3 * self::CLOCK_DELAY / 1000000);
-        usleep(2 * self::CLOCK_DELAY);
+        $store->putOffExpiration($key, 4 * self::CLOCK_DELAY / 1000000);
+        usleep(3 * self::CLOCK_DELAY);
         $this->assertTrue($store->exists($key), 'still held: the refresh outlived the initial TTL');
 
         usleep(2 * self::CLOCK_DELAY);
