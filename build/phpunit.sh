@@ -21,11 +21,12 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+trap "exit 1" INT TERM HUP PIPE # killed (or its reader gone): still clean up
 case "$mode" in
   map) args+=(-d ephpm.shm_size=0) ;;
   shm) ;;
   named)
-    shm=/ephpm-phpunit-$$
+    shm=/ephpm-phpunit-${work##*.} # the work dir's random suffix: unique among concurrent runs
     args+=(-d "ephpm.shm_name=$shm") ;;
   server)
     "$root/build/ephpm-kv" --unix "$work/kv.sock" 2>"$work/kv.log" &
