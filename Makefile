@@ -99,6 +99,7 @@ test-bridges: all
 	build/phpunit-modes.sh php/tests/Psr/bootstrap.php php/tests/Psr
 	build/phpunit-modes.sh php/tests/WordPress/bootstrap.php php/tests/WordPress
 	build/phpunit-modes.sh php/tests/Laravel/bootstrap.php php/tests/Laravel
+	build/phpunit-modes.sh php/tests/bootstrap.php php/tests/Symfony
 
 test-valgrind: all $(VG_LIB)
 	@build/deps.sh valgrind

@@ -1,0 +1,494 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Ephpm\Bridge\Tests\Symfony;
+
+use Ephpm\Bridge\Symfony\EphpmStore;
+use PHPUnit\Framework\TestCase;
+use Symfony\Component\Lock\BlockingStoreInterface;
+use Symfony\Component\Lock\Exception\InvalidArgumentException;
+use Symfony\Component\Lock\Exception\InvalidTtlException;
+use Symfony\Component\Lock\Exception\LockConflictedException;
+use Symfony\Component\Lock\Exception\LockExpiredException;
+use Symfony\Component\Lock\Key;
+use Symfony\Component\Lock\LockFactory;
+use Symfony\Component\Lock\PersistingStoreInterface;
+
+/**
+ * EphpmStore against Debian's symfony/lock 5.4. The first three groups are the
+ * checks of Symfony's own store suites (AbstractStoreTestCase,
+ * ExpiringStoreTestTrait, BlockingStoreTestTrait; Debian does not ship them,
+ * so they are written here from what those check); then the overrun scenario,
+ * namespacing, TTL and key validation, and the cross-process checks (server
+ * mode, or a named shared segment: skipped where the store is not shared
+ * across processes).
+ */
+final class EphpmStoreTest extends TestCase
+{
+    /** microseconds: the margin the expiry checks allow (server TTLs are in ms) */
+    private const CLOCK_DELAY = 100000;
+
+    private function getStore(float $initialTtl = 300.0): EphpmStore
+    {
+        return new EphpmStore($initialTtl);
+    }
+
+    private function resource(): string
+    {
+        return uniqid('ephpm-sf-test:', true);
+    }
+
+    // --- AbstractStoreTestCase -------------------------------------------
+
+    public function testImplementsTheInterfaces(): void
+    {
+        $this->assertInstanceOf(PersistingStoreInterface::class, $this->getStore());
+        $this->assertInstanceOf(BlockingStoreInterface::class, $this->getStore());
+    }
+
+    public function testSave(): void
+    {
+        $store = $this->getStore();
+        $key = new Key($this->resource());
+
+        $this->assertFalse($store->exists($key));
+        $store->save($key);
+        $this->assertTrue($store->exists($key));
+        $store->delete($key);
+        $this->assertFalse($store->exists($key));
+    }
+
+    public function testSaveWithDifferentResources(): void
+    {
+        $store = $this->getStore();
+        $key1 = new Key($this->resource());
+        $key2 = new Key($this->resource());
+
+        $store->save($key1);
+        $this->assertTrue($store->exists($key1));
+        $this->assertFalse($store->exists($key2));
+
+        $store->save($key2);
+        $this->assertTrue($store->exists($key1));
+        $this->assertTrue($store->exists($key2));
+
+        $store->delete($key1);
+        $this->assertFalse($store->exists($key1));
+        $this->assertTrue($store->exists($key2));
+
+        $store->delete($key2);
+        $this->assertFalse($store->exists($key1));
+        $this->assertFalse($store->exists($key2));
+    }
+
+    public function testSaveWithDifferentKeysOnSameResources(): void
+    {
+        $store = $this->getStore();
+        $resource = $this->resource();
+        $key1 = new Key($resource);
+        $key2 = new Key($resource);
+
+        $store->save($key1);
+        $this->assertTrue($store->exists($key1));
+        $this->assertFalse($store->exists($key2));
+
+        try {
+            $store->save($key2);
+            $this->fail('The store must not save a second key on a locked resource');
+        } catch (LockConflictedException $e) {
+        }
+        $this->assertTrue($store->exists($key1));
+        $this->assertFalse($store->exists($key2));
+
+        $store->delete($key1);
+        $this->assertFalse($store->exists($key1));
+        $this->assertFalse($store->exists($key2));
+
+        $store->save($key2);
+        $this->assertFalse($store->exists($key1));
+        $this->assertTrue($store->exists($key2));
+
+        $store->delete($key2);
+        $this->assertFalse($store->exists($key1));
+        $this->assertFalse($store->exists($key2));
+    }
+
+    public function testSaveTwice(): void
+    {
+        $store = $this->getStore();
+        $key = new Key($this->resource());
+
+        $store->save($key);
+        $store->save($key); // ours: renewed, no conflict
+        $this->assertTrue($store->exists($key));
+        $store->delete($key);
+        $this->assertFalse($store->exists($key));
+    }
+
+    public function testDeleteIsolated(): void
+    {
+        $store = $this->getStore();
+        $resource = $this->resource();
+        $key1 = new Key($resource);
+        $key2 = new Key($resource);
+
+        $store->save($key1);
+        $store->delete($key2); // not the holder: nothing happens
+        $this->assertTrue($store->exists($key1));
+        $this->assertFalse($store->exists($key2));
+        $store->delete($key1);
+        $this->assertFalse($store->exists($key1));
+    }
+
+    // --- ExpiringStoreTestTrait ------------------------------------------
+
+    public function testExpiration(): void
+    {
+        $store = $this->getStore();
+        $key = new Key($this->resource());
+
+        $store->save($key);
+        $store->putOffExpiration($key, 2 * self::CLOCK_DELAY / 1000000);
+        $this->assertTrue($store->exists($key));
+
+        usleep(3 * self::CLOCK_DELAY);
+        $this->assertFalse($store->exists($key));
+    }
+
+    public function testAbortAfterExpiration(): void
+    {
+        $store = $this->getStore();
+        $key = new Key($this->resource());
+
+        $store->save($key);
+        $this->expectException(LockExpiredException::class);
+        $store->putOffExpiration($key, 1 / 1000000);
+    }
+
+    public function testRefreshLock(): void
+    {
+        // the initial TTL is short: the refresh is what keeps it, then it expires
+        $store = $this->getStore(2 * self::CLOCK_DELAY / 1000000);
+        $key = new Key($this->resource());
+
+        $store->save($key);
+        $store->putOffExpiration($key, 4 * self::CLOCK_DELAY / 1000000);
+        usleep(3 * self::CLOCK_DELAY);
+        $this->assertTrue($store->exists($key), 'still held: the refresh outlived the initial TTL');
+
+        usleep(2 * self::CLOCK_DELAY);
+        $this->assertFalse($store->exists($key));
+    }
+
+    public function testSetExpiration(): void
+    {
+        $store = $this->getStore();
+        $key = new Key($this->resource());
+
+        $store->save($key);
+        $store->putOffExpiration($key, 1);
+        $this->assertGreaterThanOrEqual(0, $key->getRemainingLifetime());
+        $this->assertLessThanOrEqual(1, $key->getRemainingLifetime());
+        $store->delete($key);
+    }
+
+    public function testExpiredLockCleaned(): void
+    {
+        $store = $this->getStore();
+        $resource = $this->resource();
+        $key1 = new Key($resource);
+        $key2 = new Key($resource);
+
+        $key1->reduceLifetime(0);
+        $this->assertTrue($key1->isExpired());
+        try {
+            $store->save($key1);
+            $this->fail('The store must not save an expired key');
+        } catch (LockExpiredException $e) {
+        }
+        $this->assertFalse($store->exists($key1), 'an expired key is deleted, not left to its TTL');
+
+        $store->save($key2);
+        $this->assertTrue($store->exists($key2));
+        $store->delete($key2);
+    }
+
+    // --- BlockingStoreTestTrait ------------------------------------------
+
+    /** In one process: waitAndSave returns once the holder's TTL runs out. */
+    public function testWaitAndSaveWaitsForTheHolder(): void
+    {
+        $resource = $this->resource();
+        $holder = new Key($resource);
+        $this->getStore(0.3)->save($holder);
+
+        $store = $this->getStore();
+        $waiter = new Key($resource);
+        try {
+            $store->save($waiter);
+            $this->fail('The store saves a locked key.');
+        } catch (LockConflictedException $e) {
+        }
+
+        $start = microtime(true);
+        $store->waitAndSave($waiter); // no LockExpiredException though it waited
+        $waited = microtime(true) - $start;
+        $this->assertGreaterThan(0.2, $waited);
+        $this->assertLessThan(2.0, $waited);
+        $this->assertTrue($store->exists($waiter));
+        $this->assertFalse($store->exists($holder));
+        $store->delete($waiter);
+    }
+
+    /** A wait longer than the store's initial TTL must not leave the Key expired. */
+    public function testWaitLongerThanTheInitialTtl(): void
+    {
+        $resource = $this->resource();
+        $this->getStore(0.5)->save(new Key($resource));
+
+        $store = $this->getStore(0.3);
+        $key = new Key($resource);
+        $store->waitAndSave($key);
+        $this->assertFalse($key->isExpired());
+        $this->assertTrue($store->exists($key));
+        $store->delete($key);
+    }
+
+    /** Symfony's testBlockingLocks, with a second process instead of pcntl_fork. */
+    public function testBlockingLocks(): void
+    {
+        $this->requireSharedStore();
+        $resource = $this->resource();
+        [$child, $out] = $this->child('hold', $resource, (string) (3 * self::CLOCK_DELAY / 1000000));
+        $this->assertSame("held\n", fgets($out));
+
+        $store = $this->getStore();
+        $key = new Key($resource);
+        try {
+            $store->save($key);
+            $this->fail('The store saves a locked key.');
+        } catch (LockConflictedException $e) {
+        }
+
+        $start = microtime(true);
+        $store->waitAndSave($key); // blocked by the child until it releases
+        $this->assertGreaterThan(self::CLOCK_DELAY / 1000000, microtime(true) - $start);
+        $this->assertTrue($store->exists($key));
+        $store->delete($key);
+        $this->assertSame("released\n", fgets($out));
+        $this->assertSame(0, proc_close($child), 'the child could not lock the resource');
+    }
+
+    // --- the overrun scenario ----------------------------------------------
+
+    /** A holder past its TTL releases late: the next holder keeps the lock. */
+    public function testOverrunHolderDoesNotReleaseTheNextHoldersLock(): void
+    {
+        $resource = $this->resource();
+        $a = new Key($resource);
+        $b = new Key($resource);
+        $c = new Key($resource);
+        $short = $this->getStore(0.1);
+        $store = $this->getStore();
+
+        $short->save($a);
+        usleep(2 * self::CLOCK_DELAY); // A overruns its 0.1 s
+        $store->save($b);              // B takes the expired lock
+
+        $short->delete($a);            // A releases late
+        $this->assertFalse($short->exists($a));
+        $this->assertTrue($store->exists($b), "A's late release removed B's lock");
+        try {
+            $store->save($c);
+            $this->fail('C got the lock B holds');
+        } catch (LockConflictedException $e) {
+        }
+
+        $a->resetLifetime();           // as Lock::refresh() does
+        try {                          // nor can A extend or re-take it
+            $short->putOffExpiration($a, 30);
+            $this->fail("A extended B's lock");
+        } catch (LockConflictedException $e) {
+        }
+        try {
+            $short->save($a);
+            $this->fail("A re-took B's lock");
+        } catch (LockConflictedException $e) {
+        }
+        $this->assertTrue($store->exists($b));
+        $this->assertGreaterThan(200, ephpm_kv_ttl('sf-lock:' . $resource), "B's TTL was changed by A");
+        $store->delete($b);
+    }
+
+    /** The same through Symfony's LockFactory and Lock. */
+    public function testOverrunThroughLockFactory(): void
+    {
+        $factory = new LockFactory($this->getStore());
+        $resource = $this->resource();
+
+        $lockA = $factory->createLock($resource, 0.1, false);
+        $this->assertTrue($lockA->acquire());
+        usleep(2 * self::CLOCK_DELAY);
+        $this->assertTrue($lockA->isExpired());
+
+        $lockB = $factory->createLock($resource, 30, false);
+        $this->assertTrue($lockB->acquire());
+
+        $lockA->release(); // late: must leave B's lock alone (and not throw: A's is gone)
+        $this->assertTrue($lockB->isAcquired());
+        $this->assertFalse($factory->createLock($resource, 30, false)->acquire(), "C got B's lock after A's late release");
+        $lockB->release();
+        $this->assertFalse($lockB->isAcquired());
+    }
+
+    // --- namespacing, validation ---------------------------------------------
+
+    public function testKeysAreNamespaced(): void
+    {
+        $resource = $this->resource();
+        $key = new Key($resource);
+        $store = $this->getStore();
+
+        ephpm_kv_set($resource, 'raw'); // a raw key of the same name is another key
+        $store->save($key);
+        $this->assertSame('raw', ephpm_kv_get($resource));
+        $this->assertSame($key->getState(EphpmStore::class), ephpm_kv_get('sf-lock:' . $resource));
+
+        $other = new EphpmStore(300, 'other:');
+        $this->assertFalse($other->exists($key));
+        $other->save(new Key($resource)); // another namespace: no conflict
+        $store->delete($key);
+        $this->assertNull(ephpm_kv_get('sf-lock:' . $resource));
+        $this->assertSame('raw', ephpm_kv_get($resource));
+        ephpm_kv_del($resource);
+        ephpm_kv_del('other:' . $resource);
+    }
+
+    public function testStoredTtlFollowsTheStore(): void
+    {
+        $resource = $this->resource();
+        $key = new Key($resource);
+        $store = $this->getStore(20);
+        $store->save($key);
+        $ttl = ephpm_kv_ttl('sf-lock:' . $resource);
+        $this->assertGreaterThan(19, $ttl);
+        $this->assertLessThanOrEqual(20, $ttl);
+        $store->putOffExpiration($key, 40);
+        $this->assertGreaterThan(39, ephpm_kv_ttl('sf-lock:' . $resource));
+        $store->delete($key);
+    }
+
+    public function invalidTtls(): array
+    {
+        return [[0.0], [-1.0], [NAN], [INF], [3153600001.0]];
+    }
+
+    /** @dataProvider invalidTtls */
+    public function testInvalidTtl(float $ttl): void
+    {
+        $store = $this->getStore();
+        $key = new Key($this->resource());
+        $store->save($key);
+        try {
+            $store->putOffExpiration($key, $ttl);
+            $this->fail('putOffExpiration accepted a TTL of ' . $ttl);
+        } catch (InvalidTtlException $e) {
+        }
+        $store->delete($key);
+
+        $this->expectException(InvalidTtlException::class);
+        new EphpmStore($ttl);
+    }
+
+    public function testKeyTheEngineRefusesIsAnInvalidArgument(): void
+    {
+        $this->expectException(InvalidArgumentException::class);
+        $this->getStore()->save(new Key(str_repeat('k', 70000)));
+    }
+
+    // --- across processes ------------------------------------------------------
+
+    /** The token lives in the Key: a serialized Key owns the lock in another process. */
+    public function testSerializedKeyOwnsTheLockInAnotherProcess(): void
+    {
+        $this->requireSharedStore();
+        $store = $this->getStore();
+        $key = new Key($this->resource());
+        $store->save($key);
+
+        [$child, $out] = $this->child('key', base64_encode(serialize($key)));
+        $this->assertSame("exists\n", fgets($out));
+        $this->assertSame(0, proc_close($child));
+        $this->assertFalse($store->exists($key), 'the other process released it with the same token');
+
+        [$child, $out] = $this->child('key', base64_encode(serialize(new Key((string) $key))));
+        $this->assertSame("absent\n", fgets($out), 'another Key of the resource does not own it');
+        proc_close($child);
+    }
+
+    /** The overrun across processes: a holder in another process releases late. */
+    public function testOverrunAcrossProcesses(): void
+    {
+        $this->requireSharedStore();
+        $resource = $this->resource();
+        [$child, $out] = $this->child('overrun', $resource);
+        $this->assertSame("held\n", fgets($out));
+
+        $factory = new LockFactory($this->getStore());
+        $lock = $factory->createLock($resource, 30, false);
+        $start = microtime(true);
+        $this->assertTrue($lock->acquire(true)); // free once the child's 0.2 s ran out
+        $this->assertLessThan(0.6, microtime(true) - $start, 'acquired only after the late release: the TTL did not free it');
+
+        $this->assertSame("released late\n", fgets($out));
+        $this->assertSame(0, proc_close($child));
+        $this->assertTrue($lock->isAcquired(), "the other process's late release removed this lock");
+        $this->assertFalse($factory->createLock($resource, 30, false)->acquire());
+        $lock->release();
+    }
+
+    /** LockFactory blocking locks in three processes protect a counter: it ends exact. */
+    public function testLockFactoryCounterAcrossProcesses(): void
+    {
+        $this->requireSharedStore();
+        $resource = $this->resource();
+        $counter = $resource . ':counter';
+        $children = [];
+        for ($i = 0; $i < 3; $i++) {
+            $children[] = $this->child('count', $resource, $counter, '40');
+        }
+        foreach ($children as [$child, $out]) {
+            $this->assertSame("done\n", stream_get_contents($out));
+            $this->assertSame(0, proc_close($child));
+        }
+        $this->assertSame('120', ephpm_kv_get($counter));
+        ephpm_kv_del($counter);
+    }
+
+    private function requireSharedStore(): void
+    {
+        if ((string) ini_get('ephpm.server') === '' && (string) ini_get('ephpm.shm_name') === '') {
+            $this->markTestSkipped('the store is not shared with other processes (engine ' . ephpm_kv_stats()['engine'] . ', no ephpm.shm_name)');
+        }
+    }
+
+    /** @return array{resource, resource} the process and its stdout */
+    private function child(string ...$args): array
+    {
+        $cmd = [PHP_BINARY, '-n', '-d', 'extension=' . (getenv('EPHPM_SO') ?: \dirname(__DIR__, 3) . '/build/ephpm.so')];
+        foreach (['library', 'shm_size', 'shm_name', 'server', 'server_password', 'server_timeout'] as $ini) {
+            $value = ini_get('ephpm.' . $ini);
+            if ($value !== false && $value !== '') {
+                $cmd[] = '-d';
+                $cmd[] = "ephpm.$ini=$value";
+            }
+        }
+        $cmd[] = __DIR__ . '/child.php';
+        array_push($cmd, ...$args);
+        $proc = proc_open($cmd, [1 => ['pipe', 'w'], 2 => STDERR], $pipes);
+        $this->assertIsResource($proc);
+
+        return [$proc, $pipes[1]];
+    }
+}

@@ -1,0 +1,13 @@
+<?php
+// PHPUnit bootstrap for the bridge suites: the bridge's PSR-4 autoloader and
+// Debian's framework packages (/usr/share/php), each when installed.
+require __DIR__ . '/../autoload.php';
+foreach (['Symfony/Component/Lock/autoload.php'] as $framework) {
+    if (is_file('/usr/share/php/' . $framework)) {
+        require_once '/usr/share/php/' . $framework;
+    }
+}
+if (!extension_loaded('ephpm')) {
+    fwrite(STDERR, "the bridge suites need the extension: php -d extension=build/ephpm.so\n");
+    exit(1);
+}
