@@ -70,6 +70,15 @@ final class SimpleCacheTest extends TestCase
     {
         $this->assertNull($this->cache->get('missing'));
         $this->assertSame('dflt', $this->cache->get('missing', 'dflt'));
+        $obj = new \stdClass();
+        $this->assertSame($obj, $this->cache->get('missing', $obj), 'an object default is returned as it is');
+    }
+
+    public function testNullOverwrite(): void
+    {
+        $this->cache->set('key', 5);
+        $this->assertTrue($this->cache->set('key', null));
+        $this->assertNull($this->cache->get('key', 'default'), 'null overwrote the previous value');
     }
 
     public function testDelete(): void

@@ -100,8 +100,18 @@ final class ObjectCacheTest extends TestCase
         $this->assertFalse($this->cache->get(''));
         $this->assertFalse($this->cache->set(null, 'v'));
         $this->assertFalse($this->cache->set(1.5, 'v'));
+        // core's data_is_valid_key (ticket 56198)
+        foreach (["\n", "\0", '  ', 0.0, false] as $bad) {
+            $this->assertFalse($this->cache->add($bad, 'v'), var_export($bad, true) . ' accepted');
+        }
         $this->assertTrue($this->cache->set(12, 'int key'));
         $this->assertSame('int key', $this->cache->get(12));
+        foreach ([0, 1] as $good) {
+            $this->assertTrue($this->cache->add($good, 'v'), var_export($good, true) . ' refused');
+            $this->assertSame('v', $this->cache->get($good));
+        }
+        $this->assertTrue($this->cache->set('0', 's'), "'0' refused");
+        $this->assertSame('s', $this->cache->get(0), "'0' and 0 are one key, as in core");
     }
 
     public function testAddTwiceFails(): void
