@@ -25,11 +25,12 @@ final class ObjectCacheTest extends TestCase
         $this->cache->flush();
     }
 
-    /** A fresh cache object, as the next request builds it; with core's test groups. */
-    private function newRequest(): \WP_Object_Cache
+    /** A fresh cache object, as the next request builds it; with core's test groups (of a multisite when $multisite). */
+    private function newRequest(bool $multisite = false): \WP_Object_Cache
     {
         wp_cache_init();
         global $wp_object_cache;
+        $wp_object_cache->multisite = $multisite; // the bootstrap's WordPress is a single site
         $wp_object_cache->add_global_groups(['global-cache-test', 'users', 'userlogins', 'usermeta', 'user_meta', 'useremail', 'userslugs', 'site-transient', 'site-options', 'blog-lookup', 'blog-details', 'rss', 'global-posts', 'blog-id-cache', 'networks', 'sites', 'site-details', 'blog_meta']);
         $wp_object_cache->add_non_persistent_groups(['counts', 'plugins', 'theme_json']);
 
@@ -245,8 +246,23 @@ final class ObjectCacheTest extends TestCase
         $this->assertFalse(wp_cache_delete('key', 'default'));
     }
 
+    public function testSwitchToBlogOnASingleSiteChangesNothing(): void
+    {
+        $this->assertFalse(is_multisite());
+        $this->cache->set('key', 'val1');
+        $this->cache->switch_to_blog(999);
+        $this->assertSame('val1', $this->cache->get('key'));
+        $this->cache->set('key', 'val2');
+        $this->cache->switch_to_blog(1);
+        $this->assertSame('val2', $this->cache->get('key'));
+        $this->newRequest();
+        wp_cache_switch_to_blog(999);
+        $this->assertSame('val2', wp_cache_get('key'), 'in the store too');
+    }
+
     public function testSwitchToBlog(): void
     {
+        $this->cache = $this->newRequest(true);
         $this->cache->set('key', 'val1');
         $this->cache->set('key', 'global1', 'global-cache-test');
         $this->cache->switch_to_blog(2);
@@ -258,7 +274,7 @@ final class ObjectCacheTest extends TestCase
         $this->cache->switch_to_blog(1);
         $this->assertSame('val1', $this->cache->get('key'));
         $this->assertSame('global2', $this->cache->get('key', 'global-cache-test'));
-        $next = $this->newRequest();
+        $this->newRequest(true);
         wp_cache_switch_to_blog(2);
         $this->assertSame('val2', wp_cache_get('key'), 'in the store per blog');
         $this->assertSame('global2', wp_cache_get('key', 'global-cache-test'));
@@ -311,6 +327,7 @@ final class ObjectCacheTest extends TestCase
 
     public function testFlushGroup(): void
     {
+        $this->newRequest(true);
         wp_cache_set('foo', 'bar', 'group-test');
         wp_cache_set('foo', 'bar', 'group-kept');
         wp_cache_switch_to_blog(2);
