@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Ephpm\Bridge\Tests\WordPress;
 
+use Ephpm\Bridge\Tests\Support\Processes;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -423,8 +424,9 @@ final class ObjectCacheTest extends TestCase
 
     public function testConcurrentIncrementsAreExact(): void
     {
-        if (ini_get('ephpm.server') === '' && ini_get('ephpm.shm_name') === '') {
-            $this->markTestSkipped('only a server or a named segment is shared with processes started now');
+        $reason = Processes::unsharedReason();
+        if ($reason !== null) {
+            $this->markTestSkipped($reason);
         }
         wp_cache_set('counter', 0);
         $procs = [];
@@ -451,14 +453,12 @@ final class ObjectCacheTest extends TestCase
 
     public function testStoreUnavailableIsAMissNotAFatalError(): void
     {
-        $args = [PHP_BINARY, '-d', 'extension=' . (getenv('EPHPM_EXT') ?: dirname(__DIR__, 3) . '/build/ephpm.so'),
+        $args = [PHP_BINARY, '-d', 'extension=' . Processes::extension(),
             '-d', 'ephpm.server=unix:///nonexistent/ephpm.sock', '-d', 'error_log=/dev/stderr', '-r',
             sprintf('require %s; wp_cache_init(); var_export([wp_cache_set("k", 1), wp_cache_get("k"), wp_cache_add("a", 1), wp_cache_incr("k"), wp_cache_delete("k"), wp_cache_flush()]);',
                 var_export(EPHPM_WP_DROPIN, true))];
-        $p = proc_open($args, [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
-        $out = stream_get_contents($pipes[1]);
-        $err = stream_get_contents($pipes[2]);
-        $this->assertSame(0, proc_close($p), $out . $err);
+        [$rc, $out, $err] = Processes::run($args);
+        $this->assertSame(0, $rc, $out . $err);
         $this->assertSame(var_export([false, false, false, false, false, false], true), $out);
         $this->assertSame(1, substr_count($err, 'ephpm object cache: '), "logged once per request:\n$err");
     }
@@ -477,17 +477,9 @@ final class ObjectCacheTest extends TestCase
     /** A PHP process with this test's engine settings, the same salt and the drop-in loaded, running $code. */
     private function startChild(string $code): array
     {
-        $args = [PHP_BINARY, '-d', 'extension=' . (getenv('EPHPM_EXT') ?: dirname(__DIR__, 3) . '/build/ephpm.so')];
-        foreach (['ephpm.server', 'ephpm.shm_size', 'ephpm.shm_name'] as $name) {
-            $v = ini_get($name);
-            if ($v !== false && $v !== '') {
-                array_push($args, '-d', "$name=$v");
-            }
-        }
         $script = sprintf('define("WP_CACHE_KEY_SALT", %s); require %s; wp_cache_init(); %s',
             var_export(WP_CACHE_KEY_SALT, true), var_export(EPHPM_WP_DROPIN, true), $code);
-        array_push($args, '-r', $script);
-        $p = proc_open($args, [1 => ['pipe', 'w'], 2 => ['redirect', 1]], $pipes);
+        $p = proc_open(Processes::php('-r', $script), [1 => ['pipe', 'w'], 2 => ['redirect', 1]], $pipes);
         $this->assertIsResource($p);
 
         return [$p, $pipes];

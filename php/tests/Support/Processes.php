@@ -2,17 +2,21 @@
 
 declare(strict_types=1);
 
-namespace Ephpm\Bridge\Tests\Laravel;
+namespace Ephpm\Bridge\Tests\Support;
 
 /**
- * Runs PHP worker scripts as separate processes on the same store as this
- * one: the same extension and ephpm.* settings. In map mode (the in-process
- * map) there is nothing to share, and the anonymous shared segment is only
+ * Other PHP processes on the same store as this one, for every bridge suite:
+ * the same extension and ephpm.* settings. In map mode (the in-process map)
+ * there is nothing to share, and the anonymous shared segment is only
  * inherited by forks, so multi-process tests need a server or a named segment
- * (build/phpunit-modes.sh sets ephpm.shm_name in shm mode).
+ * (build/phpunit-modes.sh sets ephpm.shm_name in its shm-named mode).
  */
 final class Processes
 {
+    /** what decides which store a process opens, and how */
+    private const INI = ['ephpm.library', 'ephpm.shm_size', 'ephpm.shm_name', 'ephpm.server',
+        'ephpm.server_password', 'ephpm.server_timeout', 'ephpm.memory_limit', 'ephpm.max_value_size'];
+
     /** Why this mode cannot share the store with other processes; null when it can. */
     public static function unsharedReason(): ?string
     {
@@ -28,16 +32,28 @@ final class Processes
         return null;
     }
 
-    /** @return list<string> the php command line for a worker script */
-    public static function command(string $script, string ...$args): array
+    /** The extension this process runs (build/phpunit-modes.sh exports its path). */
+    public static function extension(): string
     {
-        $so = getenv('EPHPM_EXT') ?: getenv('EPHPM_SO') ?: dirname(__DIR__, 3) . '/build/ephpm.so';
-        $cmd = [PHP_BINARY, '-d', 'extension=' . $so];
-        foreach (['ephpm.shm_size', 'ephpm.shm_name', 'ephpm.server', 'ephpm.server_timeout'] as $ini) {
-            $cmd[] = '-d';
-            $cmd[] = $ini . '=' . ini_get($ini);
+        return getenv('EPHPM_EXT') ?: getenv('EPHPM_SO') ?: dirname(__DIR__, 3) . '/build/ephpm.so';
+    }
+
+    /**
+     * The php command line for $args (a script and its arguments, or -r CODE)
+     * with this process's extension and ephpm.* settings.
+     *
+     * @return list<string>
+     */
+    public static function php(string ...$args): array
+    {
+        $cmd = [PHP_BINARY, '-d', 'extension=' . self::extension()];
+        foreach (self::INI as $ini) {
+            $value = ini_get($ini);
+            if ($value !== false && $value !== '') {
+                array_push($cmd, '-d', "$ini=$value");
+            }
         }
-        return [...$cmd, $script, ...$args];
+        return [...$cmd, ...$args];
     }
 
     /**
@@ -65,5 +81,11 @@ final class Processes
             $results[$i] = [proc_close($proc), (string) $out, (string) $err];
         }
         return $results;
+    }
+
+    /** Runs one command; @return array{int, string, string} exit code, stdout, stderr */
+    public static function run(array $command): array
+    {
+        return self::runAll([$command])[0];
     }
 }
