@@ -143,6 +143,9 @@ final class EphpmRepositoryTest extends TestCase
         $this->assertNull($this->cache->get('foo'));
         // Nothing left to forget: false, as from Laravel's Redis, Memcached, APC and array stores.
         $this->assertFalse($this->cache->forget('foo'));
+        $this->cache->put('foo', 'bar', 10);
+        $this->assertFalse($this->cache->deleteMultiple(['foo', 'missing']), 'deleteMultiple() fails if one forget() does');
+        $this->assertNull($this->cache->get('foo'), 'but deletes the others');
         $this->assertSame('bar', $this->cache->pull('missing', 'bar'));
         $this->cache->put('foo', 'bar', 10);
         $this->assertSame('bar', $this->cache->pull('foo'));
