@@ -719,6 +719,30 @@ final class EphpmAdapterTest extends TestCase
         $this->assertTrue($cache->save($cache->getItem('key')->set('ok')->expiresAfter(EphpmAdapter::MAX_TTL)));
     }
 
+    /** A store that cannot be reached: every call logs its KvException and fails softly (misses, false), none is fatal. */
+    public function testUnreachableStoreIsLoggedNeverFatal(): void
+    {
+        $sock = sys_get_temp_dir() . '/ephpm-no-server-' . bin2hex(random_bytes(4)) . '.sock';
+        $out = json_decode($this->child(['ephpm.server' => 'unix://' . $sock, 'ephpm.server_timeout' => '0.2'], 'unreachable'), true);
+        $this->assertSame(false, $out['hit']);
+        $this->assertSame(false, $out['save']);
+        $this->assertSame(false, $out['has']);
+        $this->assertSame(false, $out['delete']);
+        $this->assertSame(false, $out['clear']);
+        $this->assertSame('computed', $out['get'], 'get() still computes the value');
+        $u = KvException::UNAVAILABLE;
+        $this->assertSame([
+            "warning Failed to fetch key: $u",     // getItem
+            "warning Failed to fetch key: $u",     // getItem before save
+            "warning Failed to save key: $u",
+            "warning Failed to check if key: $u",  // hasItem
+            "warning Failed to delete key: $u",
+            "warning Failed to clear the cache: $u",
+            "warning Failed to fetch key: $u",     // get(): the fetch, then the computed value's save
+            "warning Failed to save key: $u",
+        ], $out['logged']);
+    }
+
     // --- across processes ------------------------------------------------------
 
     public function testTwoProcessesShareAnItem(): void
@@ -728,24 +752,35 @@ final class EphpmAdapterTest extends TestCase
         }
         $cache = $this->pool();
         $cache->save($cache->getItem('shared')->set(['from' => 'parent', 'n' => 1]));
-        $this->assertSame('{"from":"parent","n":1}', $this->child('get', 'shared'));
+        $this->assertSame('{"from":"parent","n":1}', $this->child([], 'get', 'shared'));
 
-        $this->assertSame('saved', $this->child('set', 'back', '{"from":"child"}'));
+        $this->assertSame('saved', $this->child([], 'set', 'back', '{"from":"child"}'));
         $this->assertSame(['from' => 'child'], $cache->getItem('back')->get());
 
-        $this->assertSame('cleared', $this->child('clear'));
+        $this->assertSame('cleared', $this->child([], 'clear'));
         $this->assertFalse($cache->hasItem('shared'), "the child's clear() is seen here at once");
-        $this->assertSame('miss', $this->child('get', 'back'));
+        $this->assertSame('miss', $this->child([], 'get', 'back'));
     }
 
-    /** Runs cache_child.php with this process's php.ini and ephpm settings; returns its output line. */
-    private function child(string ...$args): string
+    /**
+     * Runs cache_child.php with this process's php.ini and ephpm settings
+     * (those in $ini replacing them); returns its output line.
+     *
+     * @param array<string, string> $ini
+     */
+    private function child(array $ini, string ...$args): string
     {
         $cmd = [PHP_BINARY, '-d', 'extension=' . (getenv('EPHPM_SO') ?: \dirname(__DIR__, 3) . '/build/ephpm.so')];
-        foreach (['library', 'shm_size', 'shm_name', 'server', 'server_password', 'server_timeout'] as $ini) {
-            $value = ini_get('ephpm.' . $ini);
+        $names = ['library', 'shm_size', 'shm_name', 'server', 'server_password', 'server_timeout'];
+        foreach ($names as $name) {
+            $value = $ini["ephpm.$name"] ?? ini_get("ephpm.$name");
             if ($value !== false && $value !== '') {
-                array_push($cmd, '-d', "ephpm.$ini=$value");
+                array_push($cmd, '-d', "ephpm.$name=$value");
+            }
+        }
+        foreach ($ini as $name => $value) {
+            if (!str_starts_with($name, 'ephpm.') || !\in_array(substr($name, 6), $names, true)) {
+                array_push($cmd, '-d', "$name=$value");
             }
         }
         array_push($cmd, __DIR__ . '/cache_child.php', $this->namespace, ...$args);

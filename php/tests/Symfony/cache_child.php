@@ -21,6 +21,27 @@ switch ($action) {
     case 'clear':
         echo $pool->clear() ? "cleared\n" : "failed\n";
         break;
+    case 'unreachable': // every call against a store that fails: results and what was logged, as JSON
+        $logger = new class () extends Psr\Log\AbstractLogger {
+            public array $logged = [];
+
+            public function log($level, $message, array $context = []): void
+            {
+                $e = $context['exception'] ?? null;
+                $this->logged[] = sprintf('%s %s: %s', $level, trim(strtok((string) $message, '":')), $e instanceof Ephpm\KvException ? $e->getCode() : get_debug_type($e));
+            }
+        };
+        $pool->setLogger($logger);
+        $out = [
+            'hit' => $pool->getItem('k')->isHit(),
+            'save' => $pool->save($pool->getItem('k')->set('v')),
+            'has' => $pool->hasItem('k'),
+            'delete' => $pool->deleteItem('k'),
+            'clear' => $pool->clear(),
+            'get' => $pool->get('k', fn () => 'computed'),
+        ];
+        echo json_encode($out + ['logged' => $logger->logged]), "\n";
+        break;
     default:
         fwrite(STDERR, "unknown action $action\n");
         exit(2);
