@@ -43,7 +43,9 @@ use Symfony\Component\Cache\Marshaller\MarshallerInterface;
  * costs one ephpm_kv_get (the generation) before its own work. clear($prefix)
  * with a prefix cannot drop only the keys starting with it: it clears the
  * whole namespace (more than asked, never less: no stale item survives).
- * Other namespaces keep their items.
+ * Other namespaces keep their items. A counter overwritten with something
+ * other than a count (raw use of the key) makes every call fail, logged,
+ * until it is deleted.
  *
  * Store failures (Ephpm\KvException: full, value too large, server
  * unreachable) are handled as Symfony adapters handle theirs: AbstractAdapter
@@ -184,6 +186,12 @@ class EphpmAdapter extends AbstractAdapter
     /** The current generation's key prefix, read on each call so a clear() in any process is seen. */
     private function prefix(): string
     {
-        return $this->base . (ephpm_kv_get($this->base . 'gen') ?? '0') . ':';
+        $gen = ephpm_kv_get($this->base . 'gen') ?? '0';
+        if (\strlen($gen) >= self::GEN_ROOM || !ctype_digit($gen)) {
+            // Overwritten by someone else: refuse (logged by AbstractAdapter) rather than build keys from it.
+            throw new CacheException(sprintf('The generation counter "%sgen" holds no count: delete it to reset the pool.', $this->base));
+        }
+
+        return $this->base . $gen . ':';
     }
 }

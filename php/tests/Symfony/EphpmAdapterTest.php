@@ -743,6 +743,21 @@ final class EphpmAdapterTest extends TestCase
         ], $out['logged']);
     }
 
+    /** A generation counter overwritten by raw use: calls fail logged, none builds a key from it (a long one would be a fatal ValueError). */
+    public function testOverwrittenGenerationCounterIsLoggedNeverFatal(): void
+    {
+        $cache = $this->pool();
+        $cache->setLogger($logger = self::logger());
+        $cache->save($cache->getItem('key')->set('v'));
+        ephpm_kv_set('sf-cache:' . $this->namespace . ':gen', str_repeat('x', 65536 - 40));
+        $this->assertFalse($cache->getItem('key')->isHit());
+        $this->assertFalse($cache->save($cache->getItem('key')->set('w')));
+        $this->assertCount(3, $logger->records); // the fetch, the fetch before save, the save
+        $this->assertStringContainsString('holds no count', $logger->records[0][1]);
+        ephpm_kv_del('sf-cache:' . $this->namespace . ':gen');
+        $this->assertSame('v', $cache->getItem('key')->get(), 'deleting the counter resets the pool to generation 0');
+    }
+
     // --- across processes ------------------------------------------------------
 
     public function testTwoProcessesShareAnItem(): void
