@@ -46,11 +46,28 @@ final class Processes
      */
     public static function php(string ...$args): array
     {
+        return self::phpWith([], ...$args);
+    }
+
+    /**
+     * The same, with the ini settings in $ini (name => value) replacing this
+     * process's or added to them.
+     *
+     * @param array<string, string> $ini
+     * @return list<string>
+     */
+    public static function phpWith(array $ini, string ...$args): array
+    {
         $cmd = [PHP_BINARY, '-d', 'extension=' . self::extension()];
-        foreach (self::INI as $ini) {
-            $value = ini_get($ini);
+        foreach (self::INI as $name) {
+            $value = $ini[$name] ?? ini_get($name);
             if ($value !== false && $value !== '') {
-                array_push($cmd, '-d', "$ini=$value");
+                array_push($cmd, '-d', "$name=$value");
+            }
+        }
+        foreach ($ini as $name => $value) {
+            if (!\in_array($name, self::INI, true)) {
+                array_push($cmd, '-d', "$name=$value");
             }
         }
         return [...$cmd, ...$args];
