@@ -52,3 +52,16 @@ for f in composer.json php/composer.json; do
   echo "test-package: composer validate $f failed:"; cat "$tmp/validate.log"; exit 1
 done
 echo "test-package: composer validate: composer.json and php/composer.json are valid (php-ext unknown to composer $(composer --version 2>/dev/null | awk '{print $3}'))"
+
+# The IDE stubs (php/stubs/ephpm.stub.php) are what build/gen-ide-stub.php
+# makes of ext/ephpm.stub.php, and declare, loaded by a PHP without the
+# extension, exactly the extension's API (names, types, defaults, constants).
+ext="-d extension=$root/build/ephpm.so"
+php -n $ext "$root/build/gen-ide-stub.php" >"$tmp/ide.stub.php"
+cmp -s "$tmp/ide.stub.php" "$root/php/stubs/ephpm.stub.php" ||
+  { diff "$root/php/stubs/ephpm.stub.php" "$tmp/ide.stub.php"; echo "test-package: php/stubs/ephpm.stub.php is stale: php -n $ext build/gen-ide-stub.php > php/stubs/ephpm.stub.php"; exit 1; }
+php -n $ext "$root/build/ide-stub-api.php" >"$tmp/api.ext"
+php -n "$root/build/ide-stub-api.php" "$root/php/stubs/ephpm.stub.php" >"$tmp/api.stub"
+diff "$tmp/api.ext" "$tmp/api.stub" >"$tmp/api.diff" ||
+  { cat "$tmp/api.diff"; echo "test-package: the IDE stub declares another API than the extension (< extension, > stub)"; exit 1; }
+echo "test-package: php/stubs/ephpm.stub.php is current and declares the extension's API ($(grep -c '' "$tmp/api.ext") lines of reflection alike)"
