@@ -41,6 +41,11 @@ srv=
 cleanup() { [ -z "$srv" ] || kill "$srv" 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
 chmod 0755 "$tmp"
+# The binaries, where the unit's user and nobody can reach them whatever
+# the checkout's parent directories allow.
+mkdir "$tmp/bin"
+cp "$root/build/ephpm-kv" "$root/build/ephpm.so" "$root/build/libephpm_kv.so" "$tmp/bin/"
+chmod 0755 "$tmp/bin"
 mkdir "$tmp/sysroot" "$tmp/sysroot/etc"
 systemd-sysusers --root="$tmp/sysroot" "$sysusers" >/dev/null 2>&1 || fail "systemd-sysusers rejected $sysusers"
 uid=$(awk -F: -v u="$user" '$1 == u {print $3}' "$tmp/sysroot/etc/passwd")
@@ -49,7 +54,7 @@ gid=$(awk -F: -v g="$group" '$1 == g {print $3}' "$tmp/sysroot/etc/group")
 [ -n "$gid" ] || fail "Group=$group is not made by $sysusers"
 
 # The unit's paths, moved under $tmp.
-remap() { sed -e "s|/usr/bin/ephpm-kv|$root/build/ephpm-kv|g" -e "s|/run/ephpm-kv|$tmp/run/ephpm-kv|g" -e "s|/var/lib/ephpm-kv|$tmp/state|g"; }
+remap() { sed -e "s|/usr/bin/ephpm-kv|$tmp/bin/ephpm-kv|g" -e "s|/run/ephpm-kv|$tmp/run/ephpm-kv|g" -e "s|/var/lib/ephpm-kv|$tmp/state|g"; }
 exec=$(printf '%s' "$exec" | remap)
 
 # tmpfiles.d: "d PATH MODE USER GROUP -" lines, made as systemd-tmpfiles would.
@@ -80,7 +85,7 @@ stop() { kill -TERM "$srv"; wait "$srv" || true; srv=; }
 # A client: nobody, in the unit's group or not.
 client() {
   local groups=$1; shift
-  setpriv --reuid=65534 --regid=65534 $groups php -n -d extension="$root/build/ephpm.so" \
+  setpriv --reuid=65534 --regid=65534 $groups php -n -d extension="$tmp/bin/ephpm.so" \
     -d ephpm.server="unix://$sock" -d ephpm.server_timeout=2 -r "$@"
 }
 
