@@ -24,8 +24,9 @@ for f in ephpm.so libephpm_kv.so; do
   [ -f "$extdir/$f" ] || { echo "test-package: make install did not install $f into $extdir"; ls -la "$extdir"; exit 1; }
 done
 
-# No ephpm.library: the default (beside ephpm.so) must be the installed library.
-out=$(php -n -d extension="$extdir/ephpm.so" -d ephpm.shm_size=0 -r '
+# No ephpm.library: the default (beside ephpm.so) must be the installed library;
+# no ephpm setting at all, so the default engine (the shared segment) runs.
+out=$(php -n -d extension="$extdir/ephpm.so" -r '
   $lib = ini_get("ephpm.library");
   if ($lib !== "") { echo "ephpm.library is set: $lib\n"; exit(1); }
   $t = bin2hex(random_bytes(8));
