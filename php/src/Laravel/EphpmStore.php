@@ -151,10 +151,9 @@ class EphpmStore extends TaggableStore implements LockProvider
      */
     public function forget($key)
     {
-        ephpm_kv_del($this->key($key));
-
-        // As RedisStore: true whether or not the key was there.
-        return true;
+        // As Laravel's Redis, Memcached, APC and array stores: false when
+        // there was nothing to forget.
+        return ephpm_kv_del($this->key($key)) === 1;
     }
 
     /**

@@ -139,6 +139,22 @@ final class EphpmLockTest extends TestCase
         $this->assertTrue($lock->get());
         $this->assertTrue($lock->release());
         $this->assertFalse($lock->release());
+        // The same Lock can be acquired again once released.
+        $this->assertTrue($lock->get());
+        $this->assertFalse($this->cache->lock('foo', 10)->get());
+    }
+
+    public function testReleaseAfterAForceReleaseByAnotherFails(): void
+    {
+        $owner = $this->cache->lock('foo', 10);
+        $this->assertTrue($owner->get());
+        $this->cache->lock('foo', 10)->forceRelease();
+        $this->assertFalse($owner->release(), 'released a lock it no longer held');
+
+        $next = $this->cache->lock('foo', 10);
+        $this->assertTrue($next->get());
+        $this->assertFalse($owner->release());
+        $this->assertSame($next->owner(), $this->currentOwner($next), "the old owner's release freed the next holder's lock");
     }
 
     public function testReleaseByAnotherOwnerIsRefused(): void
@@ -175,6 +191,8 @@ final class EphpmLockTest extends TestCase
         $restored = $this->cache->restoreLock('foo', $firstLock->owner());
         $this->assertTrue($this->isOwned($restored));
         $this->assertFalse($this->isOwned($this->cache->restoreLock('foo', 'other')));
+        // A restored lock on a free name owns nothing.
+        $this->assertFalse($this->isOwned($this->cache->restoreLock('free', $firstLock->owner())));
     }
 
     public function testOwnerIsNullOnceReleased(): void

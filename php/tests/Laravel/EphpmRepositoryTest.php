@@ -42,6 +42,9 @@ final class EphpmRepositoryTest extends TestCase
         $this->assertSame('bar', $this->cache->get('foo'));
         $this->assertTrue($this->cache->has('foo'));
         $this->assertTrue($this->cache->missing('baz'));
+        // A stored false is there (has() is "get() is not null").
+        $this->cache->put('false', false, 10);
+        $this->assertTrue($this->cache->has('false'));
     }
 
     public function testValuesRoundTripAsLaravelStoresSerializeThem(): void
@@ -84,11 +87,14 @@ final class EphpmRepositoryTest extends TestCase
     public function testItemsExpire(): void
     {
         $this->cache->put('foo', 'bar', 1);
+        $this->cache->put('counter', 999, 1);
         $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'repotest:foo');
         $this->assertGreaterThan(0, $ttl);
         $this->assertLessThanOrEqual(1, $ttl);
         usleep(1_100_000);
         $this->assertNull($this->cache->get('foo'));
+        // An expired counter counts again from 0, as a missing one.
+        $this->assertSame(1, $this->cache->increment('counter'));
     }
 
     public function testPutWithTtlAsDateTime(): void
@@ -135,7 +141,11 @@ final class EphpmRepositoryTest extends TestCase
         $this->cache->put('foo', 'bar', 10);
         $this->assertTrue($this->cache->forget('foo'));
         $this->assertNull($this->cache->get('foo'));
-        $this->assertTrue($this->cache->forget('foo'));
+        // Nothing left to forget: false, as from Laravel's Redis, Memcached, APC and array stores.
+        $this->assertFalse($this->cache->forget('foo'));
+        $this->cache->put('foo', 'bar', 10);
+        $this->assertFalse($this->cache->deleteMultiple(['foo', 'missing']), 'deleteMultiple() fails if one forget() does');
+        $this->assertNull($this->cache->get('foo'), 'but deletes the others');
         $this->assertSame('bar', $this->cache->pull('missing', 'bar'));
         $this->cache->put('foo', 'bar', 10);
         $this->assertSame('bar', $this->cache->pull('foo'));
@@ -164,6 +174,12 @@ final class EphpmRepositoryTest extends TestCase
         $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'repotest:bar');
         $this->assertGreaterThan(1, $ttl);
         $this->assertLessThanOrEqual(2, $ttl);
+
+        // A DateInterval TTL reaches the store as its seconds.
+        $this->assertTrue($this->cache->add('baz', 'v', new \DateInterval('PT61S')));
+        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'repotest:baz');
+        $this->assertGreaterThan(60, $ttl);
+        $this->assertLessThanOrEqual(61, $ttl);
     }
 
     public function testAddSucceedsOnceTheItemExpired(): void
@@ -190,6 +206,12 @@ final class EphpmRepositoryTest extends TestCase
         $this->assertSame(2, $this->cache->decrement('counter', 3));
         $this->assertSame(-1, $this->cache->decrement('missing'));
         $this->assertEquals(2, $this->cache->get('counter'));
+        $this->assertSame(-1, (int) ephpm_kv_ttl(EphpmStore::NAMESPACE . 'repotest:counter'), 'a counter created by increment() never expires');
+
+        // A numeric string counts as its number.
+        $this->cache->put('string', '1', 10);
+        $this->assertSame(2, $this->cache->increment('string'));
+        $this->assertSame(1, $this->cache->decrement('string'));
 
         // On a value put() as an integer, keeping its TTL.
         $this->cache->put('hits', 10, 60);
@@ -198,6 +220,19 @@ final class EphpmRepositoryTest extends TestCase
         $this->assertGreaterThan(50, $ttl);
         $this->cache->forever('forever', 3);
         $this->assertSame(4, $this->cache->increment('forever'));
+    }
+
+    public function testValuesAreNotStoredByReference(): void
+    {
+        $object = new \stdClass();
+        $object->foo = true;
+        $this->cache->put('object', $object, 10);
+        $object->bar = true;
+        $got = $this->cache->get('object');
+        $this->assertTrue($got->foo);
+        $this->assertFalse(property_exists($got, 'bar'), 'a change after put() reached the cache');
+        $got->baz = true;
+        $this->assertFalse(property_exists($this->cache->get('object'), 'baz'), 'a change after get() reached the cache');
     }
 
     public function testIncrementOfANonIntegerThrows(): void

@@ -1,6 +1,6 @@
 <?php
 // A worker process for EphpmMultiProcessTest, on the same store as the test
-// (Processes::command passes the extension and its ephpm.* settings).
+// (Support\Processes::php passes the extension and its ephpm.* settings).
 // Usage: php worker.php counter N   N increments of a get-then-put counter, each under lock('counter')->block()
 //        php worker.php add KEY      prints 1 when Repository::add(KEY) won, 0 when not
 //        php worker.php overrun      takes lock('overrun') for 1 s, overruns it, releases late; prints the release's result
