@@ -46,7 +46,7 @@ final class EphpmLockTest extends TestCase
     {
         $lock = $this->cache->lock('foo', 10);
         $this->assertTrue($lock->get());
-        $this->assertSame($lock->owner(), ephpm_kv_get(EphpmStore::NAMESPACE . 'locktest:foo'));
+        $this->assertSame($lock->owner(), ephpm_kv_get(EphpmStore::NAMESPACE . 'lock:locktest:foo'));
         $this->assertNull(ephpm_kv_get('foo'));
         // Another prefix is another lock.
         $this->assertTrue((new Repository(new EphpmStore('other')))->lock('foo', 10)->get());
@@ -55,13 +55,13 @@ final class EphpmLockTest extends TestCase
     public function testLockWithoutSecondsNeverExpires(): void
     {
         $this->assertTrue($this->cache->lock('foo')->get());
-        $this->assertSame(-1, (int) ephpm_kv_ttl(EphpmStore::NAMESPACE . 'locktest:foo'));
+        $this->assertSame(-1, (int) ephpm_kv_ttl(EphpmStore::NAMESPACE . 'lock:locktest:foo'));
     }
 
     public function testLockExpiresAfterItsSeconds(): void
     {
         $this->assertTrue($this->cache->lock('foo', 1)->get());
-        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'locktest:foo');
+        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'lock:locktest:foo');
         $this->assertGreaterThan(0, $ttl);
         $this->assertLessThanOrEqual(1, $ttl);
         usleep(1_100_000);
@@ -165,7 +165,7 @@ final class EphpmLockTest extends TestCase
         $this->assertFalse($this->cache->lock('foo', 10)->release());
         $this->assertFalse($this->cache->restoreLock('foo', 'someone-else')->release());
         $this->assertFalse($this->cache->lock('foo', 10)->get(), 'the lock was released by a non-owner');
-        $this->assertSame($lock->owner(), ephpm_kv_get(EphpmStore::NAMESPACE . 'locktest:foo'));
+        $this->assertSame($lock->owner(), ephpm_kv_get(EphpmStore::NAMESPACE . 'lock:locktest:foo'));
 
         $this->assertTrue($lock->release());
     }

@@ -41,7 +41,7 @@ switch ($argv[1] ?? '') {
         echo $lock->release() ? "released\n" : "refused\n";
         break;
     case 'paused':
-        $lock = new class (EphpmStore::NAMESPACE . 'multi:paused', 1) extends EphpmLock {
+        $lock = new class (EphpmStore::NAMESPACE . 'lock:multi:paused', 1) extends EphpmLock {
             protected function getCurrentOwner()
             {
                 $owner = parent::getCurrentOwner();
