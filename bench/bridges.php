@@ -127,63 +127,72 @@ function m(string $c, string $op): float
     return median($s[$c][$op]);
 }
 
+// table(title, [op => column label], [row label => contender, or [op => [contender, op]]]):
+// a contender's row shows its own ops; the other form puts another
+// contender's op in a column (the raw floor under a bridge's lock pair).
 function table(string $title, array $ops, array $rows): void
 {
     echo "$title\n";
+    $w = array_map(fn ($label) => max(24, strlen($label)), $ops);
     printf("  %-34s", 'contender');
-    foreach ($ops as $label) {
-        printf(" %-24s", $label);
+    foreach ($ops as $op => $label) {
+        printf(" %-{$w[$op]}s", $label);
     }
     echo "\n";
-    foreach ($rows as $c => $label) {
+    foreach ($rows as $label => $cells) {
         printf("  %-34s", $label);
         foreach ($ops as $op => $_) {
-            printf(" %-24s", cell($c, $op));
+            $cell = is_string($cells) ? [$cells, $op] : ($cells[$op] ?? null);
+            printf(" %-{$w[$op]}s", $cell === null ? '-' : cell(...$cell));
         }
         echo "\n";
     }
 }
 
-printf("Framework bridges (PHP %s, php -n -d zend.assertions=-1 + each contender's extensions, no opcache): %d rounds, contenders interleaved,\n"
-    . "ns per operation, median (min-max) over rounds of each sample's median of 10 batches (up to %d calls per\n"
-    . "operation, fewer for slow ones); value: a 100-byte string; ephpm: the shared engine, default settings;\n"
-    . "file stores in %s; load average %s at start, %s at end\n\n",
+printf("Framework bridges (PHP %s; php -n -d zend.assertions=-1 and each contender's extensions, no opcache):\n"
+    . "%d rounds, contenders interleaved, ns per operation, median (min-max) over rounds of each sample's median of\n"
+    . "10 batches (%d calls per operation and sample, fewer for slow ones: below); value: a 100-byte string;\n"
+    . "ephpm: the shared engine, default settings; file stores in %s\nload average %s at start, %s at end\n\n",
     PHP_VERSION, $rounds, $iterations, sys_get_temp_dir(), $load0, loadavg());
 
 table("Symfony Lock 5.4: LockFactory::createLock()->acquire() + release() (default TTL 300 s, so acquire() is\n"
     . "save() + refresh()); floor: the raw pair under EphpmStore", ['pair' => 'ns per pair'], [
-    'sf-lock-ephpm' => 'EphpmStore',
-    'sf-lock-semaphore' => 'SemaphoreStore',
-    'sf-lock-flock' => 'FlockStore',
+    'EphpmStore' => 'sf-lock-ephpm',
+    'SemaphoreStore' => 'sf-lock-semaphore',
+    'FlockStore' => 'sf-lock-flock',
+    'floor: ephpm_kv_setnx + del_if_eq' => ['pair' => ['raw', 'setnx+del_if_eq']],
 ]);
-printf("  %-34s %-24s\n", 'floor: ephpm_kv_setnx + del_if_eq', cell('raw', 'setnx+del_if_eq'));
 echo "\n";
 
 table('Symfony Cache 5.4: ns per call', ['getItem hit' => 'getItem() hit', 'get() hit' => 'get(key, callback) hit',
     'save' => 'save(item)'], [
-    'sf-cache-ephpm' => 'EphpmAdapter',
-    'sf-cache-apcu' => 'ApcuAdapter',
-    'sf-cache-files' => 'FilesystemAdapter',
+    'EphpmAdapter' => 'sf-cache-ephpm',
+    'ApcuAdapter' => 'sf-cache-apcu',
+    'FilesystemAdapter' => 'sf-cache-files',
+    'raw ephpm_kv_get / set' => ['getItem hit' => ['raw', 'get'], 'save' => ['raw', 'set']],
 ]);
 echo "\n";
 
 table("Laravel 8 (Illuminate\\Cache\\Repository on the store): ns per call", [
     'lock pair' => "lock('x', 10)->get()+release()", 'get hit' => 'get() hit', 'put' => 'put(k, v, 600)'], [
-    'laravel-ephpm' => 'EphpmStore',
-    'laravel-apc' => 'ApcStore (no locks)',
-    'laravel-file' => 'FileStore',
+    'EphpmStore' => 'laravel-ephpm',
+    'ApcStore (no locks)' => 'laravel-apc',
+    'FileStore' => 'laravel-file',
+    'raw setnx + del_if_eq / get / set' => ['lock pair' => ['raw', 'setnx+del_if_eq'], 'get hit' => ['raw', 'get'],
+        'put' => ['raw', 'set']],
 ]);
 echo "\n";
 
 table('PSR-16: ns per call', ['get hit' => 'get() hit', 'set' => 'set()'], [
-    'psr16-ephpm' => 'Ephpm\Bridge\Psr\SimpleCache',
-    'psr16-sf-apcu' => 'Psr16Cache(ApcuAdapter)',
+    'Ephpm\Bridge\Psr\SimpleCache' => 'psr16-ephpm',
+    'Psr16Cache(ApcuAdapter)' => 'psr16-sf-apcu',
+    'raw ephpm_kv_get / set' => ['get hit' => ['raw', 'get'], 'set' => ['raw', 'set']],
 ]);
 echo "\n";
 
 table('Raw ephpm_kv_* calls under the bridges (shared engine): ns per call', [
     'get' => 'get 100 B', 'set' => 'set 100 B', 'gen read, absent' => 'get gen key (absent)',
-    'gen read, present' => 'get gen key (present)'], ['raw' => 'ephpm_kv_*']);
+    'gen read, present' => 'get gen key (present)'], ['ephpm_kv_*' => 'raw']);
 $absent = m('raw', 'gen read, absent');
 $present = m('raw', 'gen read, present');
 printf("Generation read (one ephpm_kv_get before every cache-bridge call): %.0f ns while the key is absent (never\n"
@@ -193,4 +202,15 @@ foreach (['sf-cache-ephpm' => ['getItem hit', 'Symfony Cache getItem() hit'], 'p
     $hit = m($c, $op);
     printf("  %-28s %5.0f ns: %2.0f%% / %2.0f%%\n", $label, $hit, 100 * $absent / $hit, 100 * $present / $hit);
 }
-printf("\n%.0f s in all\n", (hrtime(true) - $t0) / 1e9);
+$fewer = [];
+foreach ($calls as $c => $ops) {
+    foreach ($ops as $op => $k) {
+        if ($k < $iterations) {
+            $fewer[] = "$c $op $k";
+        }
+    }
+}
+if ($fewer) {
+    echo "\ncalls timed per sample where fewer (batches cut to ~25 ms): ", implode(', ', $fewer), "\n";
+}
+printf("%.0f s in all\n", (hrtime(true) - $t0) / 1e9);
