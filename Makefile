@@ -43,6 +43,7 @@ demo: all
 test: all test-stubs test-go test-storm test-hostile test-abi test-php test-fpm test-interop test-bridges test-valgrind
 
 test-go:
+	@build/deps.sh redis
 	cd go && test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt needed"; exit 1; }
 	cd go && go vet ./... && go vet -tags benchfloor ./capi && go test -race -count=1 -short ./...
 

@@ -10,6 +10,7 @@ import (
 	"math"
 	"net"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -133,12 +134,19 @@ func (e *Engine) drop() {
 	}
 }
 
-// roundTrip sends what build appends (n commands, pipelined) and hands each
-// reply to handle in order; every reply is read even after an error, so the
-// connection stays in step. An error reply goes to the caller as a
-// replyError (the first one), as does handle's first error.
-// An array reply's elements are read by handle, from c.
-func (e *Engine) roundTrip(n int, build func(c *client), handle func(i int, r *reply, c *client) error) error {
+// roundTrip sends what build appends (one command or several, pipelined)
+// and hands each reply to handle in order, i counting the replies handle
+// sees (a SCRIPT LOAD pipelined before its EVALSHA is not one of them);
+// every reply is read even after an error, so the connection stays in
+// step. An error reply goes to the caller as a replyError (the first one),
+// as does handle's first error. An array reply's elements are read by
+// handle, from c.
+func (e *Engine) roundTrip(build func(c *client), handle func(i int, r *reply, c *client) error) error {
+	return e.trip(build, handle, false)
+}
+
+// trip is roundTrip; withErrors hands error replies to handle as well.
+func (e *Engine) trip(build func(c *client), handle func(i int, r *reply, c *client) error, withErrors bool) error {
 	if e.hasPending.Load() {
 		e.dropPending()
 	}
@@ -148,22 +156,31 @@ func (e *Engine) roundTrip(n int, build func(c *client), handle func(i int, r *r
 	if err != nil {
 		return e.classify(err)
 	}
+	c.skip = c.skip[:0]
 	build(c)
+	skip, used := c.skip, c.dialect
 	if err := c.flush(); err != nil {
 		e.drop()
 		return e.classify(err)
 	}
 	var first error
-	for i := 0; i < n; i++ {
+	i := 0
+	for _, skipped := range skip {
 		r, err := c.read()
 		if err != nil {
 			e.drop()
 			return e.classify(err)
 		}
-		if r.kind == '-' {
+		switch {
+		case skipped:
+			// A SCRIPT LOAD: should it fail, its EVALSHA says NOSCRIPT.
+			err = discard(c, &r)
+		case r.kind == '-' && !withErrors:
 			err = replyError(r.data)
-		} else {
+			i++
+		default:
 			err = handle(i, &r, c)
+			i++
 		}
 		if err != nil && first == nil {
 			first = err
@@ -173,7 +190,7 @@ func (e *Engine) roundTrip(n int, build func(c *client), handle func(i int, r *r
 		if !keepsConnection(first) {
 			e.drop()
 		}
-		return e.classify(first)
+		return e.retryable(first, used)
 	}
 	return nil
 }
@@ -305,9 +322,18 @@ func (e *Engine) learnMaxValue() (int64, error) {
 			limit = value
 		}
 	})
+	var again *notRun
+	if errors.As(err, &again) && again.unknownCommand {
+		// Not an ephpm-kv server: a Valkey or Redis, which says its
+		// limit another way.
+		if err := e.learnRedis(); err != nil {
+			return 0, err
+		}
+		return e.maxValue.Load(), nil
+	}
 	var reply replyError
 	if errors.As(err, &reply) && keepsConnection(reply) {
-		// Not an ephpm-kv server: it checks sizes itself.
+		// A server that answers neither way: it checks sizes itself.
 		e.maxValue.Store(limitNone)
 		return limitNone, nil
 	}
@@ -320,10 +346,18 @@ func (e *Engine) learnMaxValue() (int64, error) {
 
 // statsPairs runs EPHPM.STATS and calls fn for each name and integer value.
 func (e *Engine) statsPairs(fn func(name string, value int64)) error {
-	return e.roundTrip(1, func(c *client) {
+	return e.roundTrip(func(c *client) {
 		c.command(1)
 		c.arg("EPHPM.STATS")
 	}, func(_ int, r *reply, c *client) error {
+		return readStatsPairs(r, c, fn)
+	})
+}
+
+// readStatsPairs reads EPHPM.STATS's reply, which also tells this
+// connection's dialect.
+func readStatsPairs(r *reply, c *client, fn func(name string, value int64)) error {
+	{
 		if r.kind != '*' || r.n < 0 {
 			return errUnexpected(r)
 		}
@@ -342,8 +376,9 @@ func (e *Engine) statsPairs(fn func(name string, value int64)) error {
 				return errUnexpected(&el) // nested: out of step
 			}
 		}
+		c.dialect.kind = dialectEphpm
 		return nil
-	})
+	}
 }
 
 // ms checks a ttl (0 through kv.MaxTTL, else kv.ErrBadTTL, before anything
@@ -359,7 +394,7 @@ func ms(ttl time.Duration) (int64, error) {
 // intCmd runs a command whose reply is an integer.
 func (e *Engine) intCmd(build func(c *client)) (int64, error) {
 	var n int64
-	err := e.roundTrip(1, build, func(_ int, r *reply, _ *client) error {
+	err := e.do(build, func(_ int, r *reply, _ *client) error {
 		if r.kind != ':' {
 			return errUnexpected(r)
 		}
@@ -367,6 +402,20 @@ func (e *Engine) intCmd(build func(c *client)) (int64, error) {
 		return nil
 	})
 	return n, err
+}
+
+// intOrBulk reads an integer reply, or a bulk holding one (what a script
+// returns for a number that a Lua double could not hold exactly).
+func intOrBulk(r *reply) (int64, error) {
+	switch r.kind {
+	case ':':
+		return r.n, nil
+	case '$':
+		if n, err := strconv.ParseInt(string(r.data), 10, 64); err == nil && r.n >= 0 {
+			return n, nil
+		}
+	}
+	return 0, errUnexpected(r)
 }
 
 func (e *Engine) boolCmd(build func(c *client)) (bool, error) {
@@ -377,7 +426,7 @@ func (e *Engine) boolCmd(build func(c *client)) (bool, error) {
 // okCmd runs a command whose reply is +OK; nil is (false, nil) (SET NX).
 func (e *Engine) okCmd(build func(c *client)) (bool, error) {
 	var ok bool
-	err := e.roundTrip(1, build, func(_ int, r *reply, _ *client) error {
+	err := e.do(build, func(_ int, r *reply, _ *client) error {
 		switch {
 		case r.kind == '+':
 			ok = true
@@ -460,7 +509,7 @@ func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
 		n     int
 		found bool
 	)
-	err := e.roundTrip(1, keyCmd("GET", key), func(_ int, r *reply, _ *client) (err error) {
+	err := e.roundTrip(keyCmd("GET", key), func(_ int, r *reply, _ *client) (err error) {
 		n, found, err = e.getReply(r, key, dst)
 		return err
 	})
@@ -537,7 +586,22 @@ func (e *Engine) DelIfEq(key string, token []byte) (bool, error) {
 	if never, err := e.neverMatches(key, token); never || err != nil {
 		return false, err
 	}
-	return e.boolCmd(tokenCmd("DELIFEQ", key, token))
+	return e.boolCmd(func(c *client) {
+		switch d := c.dialect; {
+		case !d.redis() || d.delIfEq:
+			tokenCmd("DELIFEQ", key, token)(c)
+		case d.delEx:
+			c.command(4)
+			c.arg("DELEX")
+			c.arg(key)
+			c.arg("IFEQ")
+			c.argBytes(token)
+		default:
+			c.evalsha(scriptDelIfEq, 1, 1)
+			c.arg(key)
+			c.argBytes(token)
+		}
+	})
 }
 
 // Exists implements kv.Engine.
@@ -558,8 +622,16 @@ func (e *Engine) Expire(key string, ttl time.Duration) (bool, error) {
 		return false, err
 	}
 	return e.boolCmd(func(c *client) {
-		c.command(3)
-		c.arg("EPHPM.PEXPIRE")
+		switch {
+		case !c.dialect.redis():
+			c.command(3)
+			c.arg("EPHPM.PEXPIRE")
+		case px > 0:
+			c.command(3)
+			c.arg("PEXPIRE")
+		default:
+			c.evalsha(scriptExpire, 1, 1)
+		}
 		c.arg(key)
 		c.argInt(px)
 	})
@@ -574,13 +646,48 @@ func (e *Engine) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, 
 	if never, err := e.neverMatches(key, token); never || err != nil {
 		return false, err
 	}
-	return e.boolCmd(func(c *client) {
-		c.command(4)
-		c.arg("EPHPM.PEXPIREIFEQ")
+	var ok bool
+	err = e.do(func(c *client) {
+		switch d := c.dialect; {
+		case !d.redis():
+			c.command(4)
+			c.arg("EPHPM.PEXPIREIFEQ")
+		case d.setIfEq():
+			// SET key token IFEQ token [PX ms]: the same value again,
+			// with the new TTL (none without PX).
+			n := 5
+			if px > 0 {
+				n += 2
+			}
+			c.command(n)
+			c.arg("SET")
+			c.arg(key)
+			c.argBytes(token)
+			c.arg("IFEQ")
+			c.argBytes(token)
+			if px > 0 {
+				c.arg("PX")
+				c.argInt(px)
+			}
+			return
+		default:
+			c.evalsha(scriptExpireIfEq, 1, 2)
+		}
 		c.arg(key)
 		c.argBytes(token)
 		c.argInt(px)
+	}, func(_ int, r *reply, _ *client) error {
+		switch {
+		case r.kind == ':':
+			ok = r.n == 1
+		case r.kind == '+':
+			ok = true
+		case !r.isNil():
+			return errUnexpected(r)
+		}
+		return nil
 	})
+	return ok, err
 }
 
 // ttlReply turns -2/-1/n-units into a TTL. An n too large for a Duration
@@ -613,11 +720,30 @@ func (e *Engine) TTLIfEq(key string, token []byte) (time.Duration, error) {
 	if never, err := e.neverMatches(key, token); never || err != nil {
 		return kv.TTLMissing, err
 	}
-	n, err := e.intCmd(tokenCmd("EPHPM.PTTLIFEQ", key, token))
+	var ttl time.Duration
+	err := e.do(func(c *client) {
+		if !c.dialect.redis() {
+			tokenCmd("EPHPM.PTTLIFEQ", key, token)(c)
+			return
+		}
+		c.evalsha(scriptTTLIfEq, 1, 1)
+		c.arg(key)
+		c.argBytes(token)
+	}, func(_ int, r *reply, c *client) error {
+		if r.kind != ':' {
+			return errUnexpected(r)
+		}
+		unit := time.Microsecond
+		if c.dialect.redis() {
+			unit = time.Millisecond
+		}
+		ttl = ttlReply(r.n, unit)
+		return nil
+	})
 	if err != nil {
 		return 0, err
 	}
-	return ttlReply(n, time.Microsecond), nil
+	return ttl, nil
 }
 
 // Incr implements kv.Engine.
@@ -629,13 +755,22 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return e.intCmd(func(c *client) {
-		c.command(4)
-		c.arg("EPHPM.INCRBY")
+	var n int64
+	err = e.do(func(c *client) {
+		if c.dialect.redis() {
+			c.evalsha(scriptIncr, 1, 2)
+		} else {
+			c.command(4)
+			c.arg("EPHPM.INCRBY")
+		}
 		c.arg(key)
 		c.argInt(by)
 		c.argInt(px)
+	}, func(_ int, r *reply, _ *client) (err error) {
+		n, err = intOrBulk(r)
+		return err
 	})
+	return n, err
 }
 
 // SetNXFenced implements kv.Engine.
@@ -650,12 +785,22 @@ func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64
 	if err := e.checkValue(value); err != nil {
 		return 0, false, err
 	}
-	fence, err := e.intCmd(func(c *client) {
-		c.command(4)
-		c.arg("EPHPM.SETNXFENCED")
-		c.arg(key)
+	var fence int64
+	err = e.do(func(c *client) {
+		if !c.dialect.redis() {
+			c.command(4)
+			c.arg("EPHPM.SETNXFENCED")
+			c.arg(key)
+		} else {
+			c.evalsha(scriptSetNXFenced, 2, 2)
+			c.arg(key)
+			c.arg(fenceCounterKey)
+		}
 		c.argBytes(value)
 		c.argInt(px)
+	}, func(_ int, r *reply, _ *client) (err error) {
+		fence, err = intOrBulk(r)
+		return err
 	})
 	if err != nil {
 		return 0, false, err
@@ -669,9 +814,14 @@ func (e *Engine) Fence(resource string, fence int64) (bool, error) {
 		return false, err
 	}
 	return e.boolCmd(func(c *client) {
-		c.command(3)
-		c.arg("EPHPM.FENCE")
-		c.arg(resource)
+		if c.dialect.redis() {
+			c.evalsha(scriptFence, 1, 1)
+			c.arg(fenceMarkPrefix + resource)
+		} else {
+			c.command(3)
+			c.arg("EPHPM.FENCE")
+			c.arg(resource)
+		}
 		c.argInt(fence)
 	})
 }
@@ -691,12 +841,24 @@ func (e *Engine) Flush() error {
 // Stats implements kv.Engine.
 func (e *Engine) Stats() (kv.Stats, error) {
 	var st kv.Stats
-	err := e.statsPairs(func(name string, value int64) {
-		for _, f := range kv.StatsFields {
-			if f.Name == name {
-				*f.Of(&st) = value
-			}
+	err := e.do(func(c *client) {
+		if c.dialect.redis() {
+			redisStatsCmd(c)
+			return
 		}
+		c.command(1)
+		c.arg("EPHPM.STATS")
+	}, func(i int, r *reply, c *client) error {
+		if c.dialect.redis() {
+			return e.readRedisStats(i, r, &st)
+		}
+		return readStatsPairs(r, c, func(name string, value int64) {
+			for _, f := range kv.StatsFields {
+				if f.Name == name {
+					*f.Of(&st) = value
+				}
+			}
+		})
 	})
 	if err != nil {
 		return kv.Stats{}, err
@@ -722,7 +884,7 @@ func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, ke
 		acquired, found bool
 		n               int
 	)
-	err = e.roundTrip(2, func(c *client) {
+	err = e.roundTrip(func(c *client) {
 		setCmd(c, lock, token, true, px)
 		c.command(2)
 		c.arg("GET")
@@ -768,12 +930,24 @@ func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock s
 	if never, err := e.neverMatches(lock, token); never || err != nil {
 		return false, err
 	}
-	commands := 1
-	if release {
-		commands = 2
-	}
 	var written bool
-	err = e.roundTrip(commands, func(c *client) {
+	err = e.do(func(c *client) {
+		if c.dialect.redis() {
+			// One script: check, write, then renew or release.
+			c.evalsha(scriptSetIfLocked, 2, 5)
+			c.arg(key)
+			c.arg(lock)
+			c.argBytes(value)
+			c.argInt(px)
+			c.argBytes(token)
+			c.argInt(lockPX)
+			if release {
+				c.arg("1")
+			} else {
+				c.arg("0")
+			}
+			return
+		}
 		c.command(7)
 		c.arg("EPHPM.SETIFLOCKED")
 		c.arg(key)
