@@ -5,6 +5,7 @@
 package remote
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math"
@@ -26,6 +27,8 @@ type Engine struct {
 	network, dialAddr, password string
 	timeout                     time.Duration
 	raw                         bool
+	tlsFiles                    TLSFiles
+	tls                         *tls.Config // rediss://: set by New
 
 	mu sync.Mutex
 	cl *client // nil: dial on the next call
@@ -71,6 +74,16 @@ func New(url, password string, timeout time.Duration, opts ...Option) (*Engine, 
 	for _, opt := range opts {
 		opt(e)
 	}
+	switch {
+	case network == "tls":
+		host, _, _ := net.SplitHostPort(addr)
+		if e.tls, err = tlsConfig(e.tlsFiles, host); err != nil {
+			return nil, fmt.Errorf("ephpm.server %q: %w", url, err)
+		}
+		e.network = "tcp"
+	case e.tlsFiles.set():
+		return nil, fmt.Errorf("ephpm.server %q: TLS settings (ephpm.server_tls_*) are given but the address is not rediss://host:port", url)
+	}
 	return e, nil
 }
 
@@ -99,6 +112,9 @@ func (e *Engine) connect() (*client, error) {
 		e.drop()
 	}
 	nc, err := dialBlocking(e.network, e.dialAddr, e.timeout, e.raw)
+	if err == nil && e.tls != nil {
+		nc, err = handshake(nc, e.tls)
+	}
 	if err != nil {
 		return nil, err
 	}
