@@ -65,12 +65,14 @@ $(ABI_TEST): go/capi/testdata/abi_stress.c go/capi/ephpm_kv_ops.h
 test-abi: $(LIB) $(ABI_TEST)
 	$(ABI_TEST) $(LIB)
 
-# The phpt suite once per engine (build/phpt.sh: own log and summary each,
+# The phpt suite once per engine, and in server mode on a Redis 7 too
+# (build/phpt.sh: own log and summary each,
 # php-tests/mode.inc tells a test its mode); every mode runs even after a
 # failure, and any failure fails the target.
-PHPT_MODES ?= map shm server
+PHPT_MODES ?= map shm server redis
 
 test-php: all
+	@build/deps.sh redis
 	@fail=; for mode in $(PHPT_MODES); do build/phpt.sh $$mode phpt-$$mode.log || fail="$$fail $$mode"; done; \
 		[ -z "$$fail" ] || { echo "phpt failed in:$$fail"; exit 1; }
 

@@ -11,8 +11,10 @@ import (
 // with the terminating NUL).
 const maxUnixPath = 107
 
-const addressForms = "use unix:///path/to.sock (or unix:/path/to.sock, or the bare /path/to.sock), " +
-	"tcp://host:port (or host:port), or redis://host:port (rediss:// with TLS) for a Valkey or Redis"
+// addressForms ends every refusal. The redis:// forms are left out: the
+// message must fit the C ABI's 256 bytes with the address in it.
+const addressForms = "use unix:///path/to.sock (or unix:/path/to.sock, or the bare /path/to.sock) " +
+	"or tcp://host:port (or host:port)"
 
 // ParseAddress turns an ephpm.server value into a network and an address.
 // Accepted: unix:///abs.sock, unix:/abs.sock, /abs.sock, tcp://host:port and
