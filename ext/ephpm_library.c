@@ -279,6 +279,8 @@ void ephpm_throw_store_error(const ephpm_kv_error *err)
 	 * the shared segment's size is its limit. */
 	ephpm_engine engine = ephpm_library_engine();
 	bool server = engine == EPHPM_ENGINE_SERVER;
+	/* the Go side names a Valkey or Redis it talks to as such (go/remote) */
+	bool redis = server && strstr(err->message, "Valkey/Redis server") != NULL;
 	const char *hint = "", *shm_name = EPHPM_G(shm_name);
 	char named_full[512];
 	switch (err->code) {
@@ -291,13 +293,15 @@ void ephpm_throw_store_error(const ephpm_kv_error *err)
 			hint = named_full;
 			break;
 		}
-		hint = server ? "; raise the ephpm-kv server's --memory-limit, give entries a TTL, or delete what is no longer needed"
+		hint = redis ? "; raise the server's maxmemory, give entries a TTL, or delete what is no longer needed"
+			: server ? "; raise the ephpm-kv server's --memory-limit, give entries a TTL, or delete what is no longer needed"
 			: engine == EPHPM_ENGINE_SHM ? "; raise ephpm.shm_size (every process that shares the segment must "
 				"restart with the new size), give entries a TTL, or delete what is no longer needed"
 			: "; raise ephpm.memory_limit, give entries a TTL, or delete what is no longer needed";
 		break;
 	case EPHPM_KV_E_VALUE_TOO_LARGE:
-		hint = server
+		hint = redis ? "; raise the server's proto-max-bulk-len or store smaller values"
+			: server
 			? "; raise the ephpm-kv server's --max-value-size or store smaller values"
 			: "; raise ephpm.max_value_size or store smaller values";
 		break;

@@ -67,10 +67,21 @@ func (e *Engine) learnRedis() error {
 			// Set with the dialect, on the connection that learned it.
 			c.dialect = d
 			e.maxValue.Store(limit)
+			e.isRedis.Store(true)
 		}
 		return nil
 	}, true)
 	return err
+}
+
+// kind names the server in messages: "ephpm-kv server" until a Valkey or
+// Redis answered at this address, or for a redis:// address that none did
+// yet.
+func (e *Engine) kind() string {
+	if e.isRedis.Load() || strings.HasPrefix(e.addr, "redis") {
+		return "Valkey/Redis server"
+	}
+	return "ephpm-kv server"
 }
 
 // readFeatures reads COMMAND INFO's reply (i 0) or CONFIG GET's (i 1).

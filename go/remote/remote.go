@@ -29,6 +29,7 @@ type Engine struct {
 	raw                         bool
 	tlsFiles                    TLSFiles
 	tls                         *tls.Config // rediss://: set by New
+	isRedis                     atomic.Bool // a Valkey or Redis answered here (for messages)
 
 	mu sync.Mutex
 	cl *client // nil: dial on the next call
@@ -242,9 +243,9 @@ func (e *Engine) classify(err error) error {
 	}
 	var netErr net.Error
 	if errors.As(err, &netErr) && netErr.Timeout() {
-		return fmt.Errorf("%w: no answer from the ephpm-kv server at %s in time; the operation may or may not have happened: %v", kv.ErrUnavailable, e.addr, err)
+		return fmt.Errorf("%w: no answer from the %s at %s in time; the operation may or may not have happened: %v", kv.ErrUnavailable, e.kind(), e.addr, err)
 	}
-	return fmt.Errorf("%w: cannot reach the ephpm-kv server at %s: %v", kv.ErrUnavailable, e.addr, err)
+	return fmt.Errorf("%w: cannot reach the %s at %s: %v", kv.ErrUnavailable, e.kind(), e.addr, err)
 }
 
 // classifyReply gives a server's error reply its kv meaning: the engine
@@ -258,26 +259,26 @@ func (e *Engine) classifyReply(msg string) error {
 	case isProtocolError(msg) && bulkTooLarge.MatchString(msg):
 		// A value (or token) over the server's bulk limit; the check
 		// before sending catches values once the limit is known.
-		return fmt.Errorf("%w for the ephpm-kv server at %s, which refused it: %s", kv.ErrValueTooLarge, e.addr, strings.TrimPrefix(msg, "ERR "))
+		return fmt.Errorf("%w for the %s at %s, which refused it: %s", kv.ErrValueTooLarge, e.kind(), e.addr, strings.TrimPrefix(msg, "ERR "))
 	case strings.HasPrefix(msg, "NOAUTH"), strings.HasPrefix(msg, "WRONGPASS"):
-		return fmt.Errorf("%w: the ephpm-kv server at %s refused the password (set ephpm.server_password): %s", kv.ErrUnavailable, e.addr, msg)
+		return fmt.Errorf("%w: the %s at %s refused the password (set ephpm.server_password): %s", kv.ErrUnavailable, e.kind(), e.addr, msg)
 	}
-	return fmt.Errorf("ephpm-kv server at %s: %s", e.addr, msg)
+	return fmt.Errorf("%s at %s: %s", e.kind(), e.addr, msg)
 }
 
 // storeError words an engine error the server reported.
 func (e *Engine) storeError(kind error, detail, reply string) error {
 	switch {
 	case kind == kv.ErrFull && detail == "":
-		return fmt.Errorf("%w at the ephpm-kv server %s: %s", kv.ErrFull, e.addr, reply)
+		return fmt.Errorf("%w at the %s %s: %s", kv.ErrFull, e.kind(), e.addr, reply)
 	case kind == kv.ErrFull:
-		return fmt.Errorf("%w at the ephpm-kv server %s: %s", kv.ErrFull, e.addr, detail)
+		return fmt.Errorf("%w at the %s %s: %s", kv.ErrFull, e.kind(), e.addr, detail)
 	case kind == kv.ErrValueTooLarge:
-		return fmt.Errorf("%w for the ephpm-kv server at %s (%s)", kv.ErrValueTooLarge, e.addr, detail)
+		return fmt.Errorf("%w for the %s at %s (%s)", kv.ErrValueTooLarge, e.kind(), e.addr, detail)
 	case detail == "":
 		return kind
 	}
-	return fmt.Errorf("%w: %s (the ephpm-kv server at %s)", kind, detail, e.addr)
+	return fmt.Errorf("%w: %s (the %s at %s)", kind, detail, e.kind(), e.addr)
 }
 
 // bulkTooLarge matches the server's protocol errors about one argument's
@@ -323,6 +324,10 @@ func (e *Engine) checkValue(value []byte) error {
 		}
 	}
 	if limit > 0 && int64(len(value)) > limit {
+		if e.isRedis.Load() {
+			return fmt.Errorf("%w: %d bytes, the %s at %s has proto-max-bulk-len %d",
+				kv.ErrValueTooLarge, len(value), e.kind(), e.addr, limit)
+		}
 		return fmt.Errorf("%w: %d bytes, the ephpm-kv server at %s has --max-value-size %d",
 			kv.ErrValueTooLarge, len(value), e.addr, limit)
 	}
