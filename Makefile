@@ -96,9 +96,9 @@ test-interop: all
 	php-tests/interop/run.sh
 
 # The framework bridges (php/): each suite's PHPUnit tests once per engine
-# (map, shm, a named segment, server), on Debian's framework packages.
+# (map, shm, a named segment, server, server mode on a Redis), on Debian's framework packages.
 test-bridges: all
-	@build/deps.sh bridges
+	@build/deps.sh bridges redis
 	build/phpunit-modes.sh php/tests/Psr/bootstrap.php php/tests/Psr
 	build/phpunit-modes.sh php/tests/WordPress/bootstrap.php php/tests/WordPress
 	build/phpunit-modes.sh php/tests/Laravel/bootstrap.php php/tests/Laravel

@@ -34,7 +34,7 @@ case "$mode" in
     command -v redis-server >/dev/null || { echo "phpt redis: redis-server is not installed (build/deps.sh redis)"; exit 1; }
     work=$(mktemp -d /tmp/ephpm-phpt-redis.XXXXXX)
     redis-server --port 0 --unixsocket "$work/kv.sock" --save '' --appendonly no --dir "$work" \
-      --maxmemory-policy noeviction --logfile "$work/kv.log" &
+      --maxmemory-policy noeviction --proto-max-bulk-len 1mb --logfile "$work/kv.log" & # 1 MiB values at most, as ephpm-kv
     server=$!
     trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$work"' EXIT
     for _ in $(seq 100); do [ -S "$work/kv.sock" ] && break; sleep 0.05; done
