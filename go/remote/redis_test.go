@@ -380,3 +380,35 @@ func TestClusterFenceCounterSharesSlot(t *testing.T) {
 		}
 	}
 }
+
+// A managed Redis often renames CONFIG (and may hide COMMAND): the client
+// then assumes Redis's default bulk limit and no native compare commands,
+// and everything still runs through the scripts.
+func TestRedisWithoutConfigCommand(t *testing.T) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not installed: the Redis backend is untested here")
+	}
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "r.sock")
+	cmd, err := startRedis(bin, dir, "--port", "0", "--unixsocket", sock,
+		"--rename-command", "CONFIG", "", "--rename-command", "COMMAND", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	e := newEngine(t, "unix://"+sock, "", 5*time.Second)
+	if ok, err := e.SetNX("lock", []byte("A"), time.Minute); !ok || err != nil {
+		t.Fatalf("SetNX: %v, %v", ok, err)
+	}
+	if ok, err := e.DelIfEq("lock", []byte("A")); !ok || err != nil {
+		t.Fatalf("DelIfEq: %v, %v", ok, err)
+	}
+	if f, ok, err := e.SetNXFenced("lock", []byte("A"), time.Minute); !ok || f <= 0 || err != nil {
+		t.Fatalf("SetNXFenced: %d, %v, %v", f, ok, err)
+	}
+	st, err := e.Stats()
+	if err != nil || st.ValueMax != defaultMaxBulk || st.Keys != 2 {
+		t.Fatalf("Stats: %+v, %v (want max_value_size %d, 2 keys: the lock and the fence counter)", st, err, defaultMaxBulk)
+	}
+}
