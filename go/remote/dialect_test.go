@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -54,5 +55,51 @@ func TestNativeCompareCommands(t *testing.T) {
 		if found, err := e.Exists("lock"); found || err != nil {
 			t.Fatalf("%+v: ExpireIfEq of a deleted lock created it: %v, %v", d, found, err)
 		}
+	}
+}
+
+// Against an ephpm-kv server the dialect costs nothing: its commands go
+// first, so each operation is the commands it always was (one EPHPM.STATS
+// per connection for the value limit, as before), with no COMMAND INFO,
+// no script and no retry.
+func TestEphpmServerDialectCostsNothing(t *testing.T) {
+	url := startServer(t, server.Config{})
+	e := newEngine(t, url, "", time.Second)
+	tok := []byte("tok")
+	ops := []struct {
+		commands int
+		run      func() error
+	}{
+		{2, func() error { _, err := e.SetNX("lock", tok, time.Minute); return err }}, // EPHPM.STATS, SET
+		{1, func() error { _, err := e.ExpireIfEq("lock", tok, time.Minute); return err }},
+		{1, func() error { _, err := e.TTLIfEq("lock", tok); return err }},
+		{1, func() error { _, err := e.Expire("lock", 0); return err }},
+		{1, func() error { _, err := e.Incr("n", 1, time.Minute); return err }},
+		{1, func() error { _, _, err := e.SetNXFenced("f", tok, time.Minute); return err }},
+		{1, func() error { _, err := e.Fence("db", 1); return err }},
+		{2, func() error { _, err := e.SetIfLocked("data", tok, 0, "lock", tok, time.Minute, true); return err }},
+		{1, func() error { _, err := e.DelIfEq("f", tok); return err }},
+		{1, func() error { _, err := e.Stats(); return err }},
+	}
+	want := 0
+	for i, op := range ops {
+		if err := op.run(); err != nil {
+			t.Fatalf("op %d: %v", i, err)
+		}
+		want += op.commands
+	}
+	admin := newEngine(t, url, "", time.Second)
+	var info string
+	if err := admin.roundTrip(func(c *client) {
+		c.command(1)
+		c.arg("INFO")
+	}, func(_ int, r *reply, _ *client) error {
+		info = string(r.data)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := infoField(info, "total_commands_processed"); got != strconv.Itoa(want+1) { // + this INFO
+		t.Fatalf("total_commands_processed %s, want %d (the operations' own commands and this INFO)", got, want+1)
 	}
 }
