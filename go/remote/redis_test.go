@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -410,5 +411,46 @@ func TestRedisWithoutConfigCommand(t *testing.T) {
 	st, err := e.Stats()
 	if err != nil || st.ValueMax != defaultMaxBulk || st.Keys != 2 {
 		t.Fatalf("Stats: %+v, %v (want max_value_size %d, 2 keys: the lock and the fence counter)", st, err, defaultMaxBulk)
+	}
+}
+
+// A replica refuses writes (READONLY: what the old master says after a
+// failover demoted it): unavailable, never a false setnx or a bug report,
+// and the connection is dropped so the next call dials again.
+func TestRedisReplicaIsUnavailable(t *testing.T) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not installed: the Redis backend is untested here")
+	}
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "r.sock")
+	// The replica of a master that is not there: it still answers reads.
+	cmd, err := startRedis(bin, dir, "--port", "0", "--unixsocket", sock, "--replicaof", "127.0.0.1", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	e := newEngine(t, "unix://"+sock, "", 5*time.Second)
+	writes := map[string]func() error{
+		"SetNX": func() error {
+			ok, err := e.SetNX("lock", []byte("A"), time.Minute)
+			if err == nil && !ok {
+				return errors.New("false (held)")
+			}
+			return err
+		},
+		"SetNXFenced": func() error { _, _, err := e.SetNXFenced("lock", []byte("A"), time.Minute); return err },
+		"Incr":        func() error { _, err := e.Incr("n", 1, 0); return err },
+	}
+	for name, w := range writes {
+		if err := w(); !errors.Is(err, kv.ErrUnavailable) || !strings.Contains(err.Error(), "READONLY") {
+			t.Errorf("%s on a replica: %v, want kv.ErrUnavailable (READONLY)", name, err)
+		}
+		if e.cl != nil {
+			t.Errorf("%s on a replica kept the connection", name)
+		}
+	}
+	if found, err := e.Exists("lock"); found || err != nil {
+		t.Fatalf("a read on the replica: %v, %v", found, err)
 	}
 }

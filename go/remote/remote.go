@@ -227,7 +227,21 @@ func errUnexpected(r *reply) error {
 // a short write nobody knows where the reply stream stands.
 func keepsConnection(err error) bool {
 	var reply replyError
-	return errors.As(err, &reply) && !isProtocolError(reply.Error())
+	return errors.As(err, &reply) && !isProtocolError(reply.Error()) && !notServing(reply.Error())
+}
+
+// notServing: a Valkey or Redis that cannot take the command now: a
+// replica (READONLY: a failover demoted it, or the address names one),
+// one still loading its data, one whose replica lost its master, one
+// busy with a long script. Nothing ran. Unavailable, and the connection
+// is dropped, so the next call dials again (and may reach the new master).
+func notServing(msg string) bool {
+	for _, p := range []string{"READONLY", "LOADING", "MASTERDOWN", "BUSY"} {
+		if strings.HasPrefix(msg, p+" ") {
+			return true
+		}
+	}
+	return false
 }
 
 func isProtocolError(msg string) bool { return strings.HasPrefix(msg, "ERR Protocol error") }
@@ -260,6 +274,8 @@ func (e *Engine) classifyReply(msg string) error {
 		// A value (or token) over the server's bulk limit; the check
 		// before sending catches values once the limit is known.
 		return fmt.Errorf("%w for the %s at %s, which refused it: %s", kv.ErrValueTooLarge, e.kind(), e.addr, strings.TrimPrefix(msg, "ERR "))
+	case notServing(msg):
+		return fmt.Errorf("%w: the %s at %s cannot take the command now (nothing ran): %s", kv.ErrUnavailable, e.kind(), e.addr, msg)
 	case strings.HasPrefix(msg, "NOAUTH"), strings.HasPrefix(msg, "WRONGPASS"):
 		return fmt.Errorf("%w: the %s at %s refused the password (set ephpm.server_password): %s", kv.ErrUnavailable, e.kind(), e.addr, msg)
 	}
