@@ -46,8 +46,7 @@ $contenders = [
     'sf-lock-ephpm' => $ephpm,
     'sf-lock-semaphore' => ['extension' => 'sysvsem'],
     'sf-lock-flock' => [],
-    // EphpmAdapter calls ctype_digit() (on the generation)
-    'sf-cache-ephpm' => $ephpm + ['extension[ctype]' => 'ctype'],
+    'sf-cache-ephpm' => $ephpm,
     'sf-cache-apcu' => $apcu,
     'sf-cache-files' => [],
     'laravel-ephpm' => $ephpm,
