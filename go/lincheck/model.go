@@ -278,13 +278,16 @@ func (c Config) step(s state, in Input, out Output) (state, bool) {
 	case Owner:
 		return s, !g.Locks || out.Unknown || out.OK == mine
 	case Fence:
+		if !g.FenceChecks {
+			return s, true
+		}
 		j, ok := slices.BinarySearchFunc(s.seen, in.Key, func(x seen, r string) int { return strings.Compare(x.resource, r) })
 		highest := int64(math.MinInt64)
 		if ok {
 			highest = s.seen[j].fence
 		}
 		fresh := in.Fence >= highest
-		if g.FenceChecks && !out.Unknown && out.OK != fresh {
+		if !out.Unknown && out.OK != fresh {
 			return s, false
 		}
 		if !fresh {
