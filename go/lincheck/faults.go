@@ -22,6 +22,7 @@ type Proc struct {
 	Ready func() error
 
 	mu   sync.Mutex
+	pid  int // a process someone else started: only paused and resumed
 	cmd  *exec.Cmd
 	done chan struct{}
 	out  bytes.Buffer // every start's stdout and stderr
@@ -78,7 +79,7 @@ func (p *Proc) Pid() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.cmd == nil {
-		return 0
+		return p.pid
 	}
 	return p.cmd.Process.Pid
 }
@@ -87,6 +88,9 @@ func (p *Proc) signal(sig syscall.Signal) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.cmd == nil {
+		if p.pid > 0 {
+			return syscall.Kill(p.pid, sig)
+		}
 		return fmt.Errorf("%s: not started", p.Name)
 	}
 	return p.cmd.Process.Signal(sig)

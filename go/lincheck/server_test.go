@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -241,5 +242,43 @@ func TestServerFenceChecksForgottenByKill(t *testing.T) {
 	}
 	if !stale.OK {
 		t.Errorf("the fence check survived kill -9: update this test and the README")
+	}
+}
+
+// TestBackendFromEnv runs the workload against any backend someone else
+// started: EPHPM_LINCHECK_SERVER=<ephpm.server URL> (its scheme must be in
+// dialers), EPHPM_LINCHECK_FENCES=engine|key|hashtag (the fence domain it
+// promises, default engine), EPHPM_LINCHECK_PAUSE=<pid> to SIGSTOP that
+// process for 300 ms every 800 ms meanwhile (a Redis primary, an etcd
+// leader).
+func TestBackendFromEnv(t *testing.T) {
+	url := os.Getenv("EPHPM_LINCHECK_SERVER")
+	if url == "" {
+		t.Skip("EPHPM_LINCHECK_SERVER not set")
+	}
+	cfg := ephpmModel
+	switch os.Getenv("EPHPM_LINCHECK_FENCES") {
+	case "", "engine":
+	case "key":
+		cfg.FenceDomain = PerKey
+	case "hashtag":
+		cfg.FenceDomain = HashTag
+	default:
+		t.Fatal("EPHPM_LINCHECK_FENCES: engine, key or hashtag")
+	}
+	s := Scenario{
+		Open:     openURL(t, url, 100*time.Millisecond),
+		Workload: Workload{Clients: 6, Duration: 4 * time.Second, TTL: 3 * time.Second, Idle: 5 * time.Millisecond},
+	}
+	if pid := os.Getenv("EPHPM_LINCHECK_PAUSE"); pid != "" {
+		n, err := strconv.Atoi(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Faults = []Fault{Pause(&Proc{Name: "pid " + pid, pid: n}, 800*time.Millisecond, 300*time.Millisecond)}
+	}
+	rec, log := execute(t, s)
+	if v := verify(t, url, cfg, rec, log); !v.Linearizable() {
+		t.Errorf("%s: %v", url, v)
 	}
 }
