@@ -54,15 +54,15 @@ test-storm:
 	cd go && go test -count=1 -run 'KillStorm|MutexKilledOwner' -v ./shm
 
 # Linearizability under faults (go/lincheck, porcupine): lock workloads on
-# an ephpm-kv server that is SIGSTOPped and kill -9ed. Without -race: calls
-# time out at 100 ms and faults last 20-300 ms, bounds the race detector's
-# slowdown would turn into timeouts everywhere. A failed check leaves
-# porcupine's HTML view in build/out/lincheck. The model's own tests run in
-# test-go.
-test-lincheck: $(SERVER)
+# an ephpm-kv server that is SIGSTOPped and kill -9ed, from goroutines and
+# from PHP processes through the extension. Without -race: calls time out
+# at 100 ms and faults last 20-300 ms, bounds the race detector's slowdown
+# would turn into timeouts everywhere. A failed check leaves porcupine's
+# HTML view in build/out/lincheck. The model's own tests run in test-go.
+test-lincheck: all
 	@mkdir -p $(BUILD)/out/lincheck
-	cd go && EPHPM_KV_BIN=$(CURDIR)/$(SERVER) EPHPM_LINCHECK_OUT=$(CURDIR)/$(BUILD)/out/lincheck \
-		go test -count=1 -run 'Server' -v ./lincheck
+	cd go && EPHPM_KV_BIN=$(CURDIR)/$(SERVER) EPHPM_EXT=$(CURDIR)/$(EXT) EPHPM_LINCHECK_OUT=$(CURDIR)/$(BUILD)/out/lincheck \
+		go test -count=1 -run 'Server|PHP' -v ./lincheck
 
 # Hostile clients against the built server binary, its RSS read from /proc.
 test-hostile: all

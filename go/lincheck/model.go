@@ -60,8 +60,11 @@ func (k Kind) String() string {
 // Input is one call. Call and Return repeat the operation's times (ns on
 // the recorder's clock) because the model needs them to place expiry.
 type Input struct {
-	Kind   Kind
-	Key    string // the lock's key; Fence: the resource
+	Kind Kind
+	Key  string // the lock's key; Fence: the resource
+	// Token: "" on an Acquire whose caller never learned it (Ephpm\Lock
+	// makes the token inside acquire(), which threw): a holder no release
+	// matches and whose value any read may see.
 	Token  string
 	TTL    time.Duration // Acquire, Refresh; 0: no expiry
 	Fence  int64         // Fence's argument
@@ -220,7 +223,7 @@ func (s state) with(h holder) state {
 func (c Config) step(s state, in Input, out Output) (state, bool) {
 	g := c.Guarantees
 	i, held := s.find(in.Key)
-	mine := held && s.locks[i].token == in.Token
+	mine := held && in.Token != "" && s.locks[i].token == in.Token
 	switch in.Kind {
 	case Acquire:
 		if g.Locks && held {
@@ -274,7 +277,7 @@ func (c Config) step(s state, in Input, out Output) (state, bool) {
 		if out.OK != held {
 			return s, false
 		}
-		return s, !held || s.locks[i].token == out.Value
+		return s, !held || s.locks[i].token == out.Value || s.locks[i].token == ""
 	case Owner:
 		return s, !g.Locks || out.Unknown || out.OK == mine
 	case Fence:

@@ -256,3 +256,15 @@ func TestHashTag(t *testing.T) {
 		}
 	}
 }
+
+// An acquisition whose caller never learned its token (Ephpm\Lock::acquire
+// threw) may hold the lock with a value only reads see.
+func TestUnknownTokenIsSeenByReadsOnly(t *testing.T) {
+	var x h
+	x.add(0, 0, 10, acq("k", ""), unknown)
+	x.add(1, 20, 30, Input{Kind: Get, Key: "k"}, Output{OK: true, Value: "f00d"})
+	x.add(1, 31, 32, acq("k", "b"), no)
+	expect(t, "read of the unknown token", exact, x, true)
+	x.add(1, 40, 50, rel("k", ""), yes)
+	expect(t, "nobody releases it", exact, x, false)
+}
