@@ -268,3 +268,18 @@ func TestUnknownTokenIsSeenByReadsOnly(t *testing.T) {
 	x.add(1, 40, 50, rel("k", ""), yes)
 	expect(t, "nobody releases it", exact, x, false)
 }
+
+// Reads that timed out are left out of the search; the rest of the
+// history is still checked.
+func TestUnknownReadsAreDropped(t *testing.T) {
+	var x h
+	x.add(0, 0, 10, acq("k", "a"), granted(1))
+	x.add(1, 20, 30, Input{Kind: Get, Key: "k"}, unknown)
+	x.add(1, 20, 30, Input{Kind: Owner, Key: "k", Token: "a"}, unknown)
+	expect(t, "unknown reads", exact, x, true)
+	if n := len(withoutUnknownReads(x)); n != 1 {
+		t.Errorf("%d operations kept, want 1", n)
+	}
+	x.add(1, 40, 50, acq("k", "b"), granted(2))
+	expect(t, "unknown reads and a double grant", exact, x, false)
+}

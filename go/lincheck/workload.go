@@ -161,6 +161,6 @@ func (w Workload) giveBack(ctx context.Context, c *Client, key, token string) er
 		if ctx.Err() != nil {
 			return nil
 		}
-		sleep(ctx, 20*time.Millisecond)
+		sleep(ctx, 100*time.Millisecond) // each unknown try widens the checker's search
 	}
 }

@@ -50,7 +50,7 @@ function giveBack(Ephpm\Lock $lock, int $end): void
         if (!$r['unknown']) {
             return;
         }
-        usleep(20000);
+        usleep(100000); // each unknown try widens the checker's search
     } while (hrtime(true) < $end + 2_000_000_000);
 }
 
