@@ -34,7 +34,9 @@
 // PerKey, HashTag; its TTL Slack; the Guarantees it gives under the fault
 // at hand) and Procs for its processes (Pause = SIGSTOP/SIGCONT,
 // KillRestart = kill -9 and start again; Proc.Ready polls until it
-// serves). A Scenario runs a Workload and the Faults together; Verify
+// serves; the *Picked forms take a Pick that finds the process to hit at
+// each strike, such as the current etcd leader; Every runs any action,
+// such as a Redis failover). A Scenario runs a Workload and the Faults together; Verify
 // checks the Recorder's history. In this package's tests, a new ephpm.server
 // scheme is one line in server_test.go's dialers map, and
 // TestBackendFromEnv runs against a backend started by hand

@@ -143,44 +143,78 @@ type Fault struct {
 	Inject func(ctx context.Context, note func(format string, args ...any)) error
 }
 
-// Pause SIGSTOPs p for length, every period, from the first period on.
-func Pause(p *Proc, period, length time.Duration) Fault {
-	return Fault{Name: "SIGSTOP " + p.Name, Inject: func(ctx context.Context, note func(string, ...any)) error {
+// Pick chooses the process a fault hits, at each strike: a fixed one, or
+// the one that matters then (the etcd leader, the Redis primary).
+type Pick func() (*Proc, error)
+
+// This always picks p.
+func This(p *Proc) Pick { return func() (*Proc, error) { return p, nil } }
+
+// Every strikes with act every period until ctx ends; act must leave the
+// backend healed when it returns (a Redis failover: kill the primary,
+// promote a replica, restart the old one as a replica).
+func Every(name string, period time.Duration, act func(ctx context.Context, note func(string, ...any)) error) Fault {
+	return Fault{Name: name, Inject: func(ctx context.Context, note func(string, ...any)) error {
 		for {
-			if sleep(ctx, period-length); ctx.Err() != nil {
+			if sleep(ctx, period); ctx.Err() != nil {
 				return nil
 			}
-			if err := p.Pause(); err != nil {
+			if err := act(ctx, note); err != nil {
 				return err
 			}
-			note("SIGSTOP %s (pid %d)", p.Name, p.Pid())
-			sleep(ctx, length)
-			if err := p.Resume(); err != nil {
-				return err
-			}
-			note("SIGCONT %s", p.Name)
 		}
 	}}
 }
 
+// Pause SIGSTOPs p for length, every period.
+func Pause(p *Proc, period, length time.Duration) Fault {
+	return PausePicked("SIGSTOP "+p.Name, This(p), period, length)
+}
+
+// PausePicked SIGSTOPs the process pick chooses for length, every period.
+func PausePicked(name string, pick Pick, period, length time.Duration) Fault {
+	return Every(name, period-length, func(ctx context.Context, note func(string, ...any)) error {
+		p, err := pick()
+		if err != nil {
+			return err
+		}
+		if err := p.Pause(); err != nil {
+			return err
+		}
+		note("SIGSTOP %s (pid %d)", p.Name, p.Pid())
+		sleep(ctx, length)
+		if err := p.Resume(); err != nil {
+			return err
+		}
+		note("SIGCONT %s", p.Name)
+		return nil
+	})
+}
+
 // KillRestart kill -9s p every period and starts it again after down.
 func KillRestart(p *Proc, period, down time.Duration) Fault {
-	return Fault{Name: "SIGKILL " + p.Name, Inject: func(ctx context.Context, note func(string, ...any)) error {
-		for {
-			if sleep(ctx, period-down); ctx.Err() != nil {
-				return nil
-			}
-			if err := p.Kill(); err != nil {
-				return err
-			}
-			note("SIGKILL %s", p.Name)
-			time.Sleep(down) // not cut short: the backend must come back
-			if err := p.Start(); err != nil {
-				return err
-			}
-			note("restarted %s (pid %d)", p.Name, p.Pid())
+	return KillRestartPicked("SIGKILL "+p.Name, This(p), period, down)
+}
+
+// KillRestartPicked kill -9s the process pick chooses every period and
+// starts it again after down (an etcd member rejoins its cluster).
+func KillRestartPicked(name string, pick Pick, period, down time.Duration) Fault {
+	return Every(name, period-down, func(ctx context.Context, note func(string, ...any)) error {
+		p, err := pick()
+		if err != nil {
+			return err
 		}
-	}}
+		if err := p.Kill(); err != nil {
+			return err
+		}
+		note("SIGKILL %s", p.Name)
+		time.Sleep(down) // not cut short: the backend must come back
+		if err := p.Start(); err != nil {
+			return err
+		}
+		note("restarted %s (pid %d)", p.Name, p.Pid())
+		return nil
+	})
 }
 
 // Scenario is a workload on a backend under faults.
