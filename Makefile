@@ -15,7 +15,7 @@ GO_SRC    := $(shell find go -name '*.go' -o -name '*.h' -o -name '*.c' -o -name
 EXT_SRC   := config.m4 $(wildcard ext/*.c ext/*.h) go/capi/ephpm_kv_ops.h
 ABI_TEST  := $(BUILD)/out/abi_stress
 
-.PHONY: all deps demo test test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-bridges test-stubs test-valgrind bench bench-sessions bench-idle stubs clean
+.PHONY: all deps demo test test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-bridges test-stubs test-package test-packaging test-valgrind bench bench-sessions bench-idle stubs clean
 
 all: deps $(LIB) $(EXT) $(SERVER)
 
@@ -40,9 +40,10 @@ demo: all
 	@echo
 	examples/server_demo.sh
 
-test: all test-stubs test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-bridges test-valgrind
+test: all test-stubs test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-bridges test-package test-packaging test-valgrind
 
 test-go:
+	@build/deps.sh redis
 	cd go && test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt needed"; exit 1; }
 	cd go && go vet ./... && go vet -tags benchfloor ./capi && go test -race -count=1 -short ./...
 
@@ -75,12 +76,14 @@ $(ABI_TEST): go/capi/testdata/abi_stress.c go/capi/ephpm_kv_ops.h
 test-abi: $(LIB) $(ABI_TEST)
 	$(ABI_TEST) $(LIB)
 
-# The phpt suite once per engine (build/phpt.sh: own log and summary each,
+# The phpt suite once per engine, and in server mode on a Redis 7 too
+# (build/phpt.sh: own log and summary each,
 # php-tests/mode.inc tells a test its mode); every mode runs even after a
 # failure, and any failure fails the target.
-PHPT_MODES ?= map shm server
+PHPT_MODES ?= map shm server redis
 
 test-php: all
+	@build/deps.sh redis
 	@fail=; for mode in $(PHPT_MODES); do build/phpt.sh $$mode phpt-$$mode.log || fail="$$fail $$mode"; done; \
 		[ -z "$$fail" ] || { echo "phpt failed in:$$fail"; exit 1; }
 
@@ -104,13 +107,27 @@ test-interop: all
 	php-tests/interop/run.sh
 
 # The framework bridges (php/): each suite's PHPUnit tests once per engine
-# (map, shm, a named segment, server), on Debian's framework packages.
+# (map, shm, a named segment, server, server mode on a Redis), on Debian's framework packages.
 test-bridges: all
-	@build/deps.sh bridges
+	@build/deps.sh bridges redis
 	build/phpunit-modes.sh php/tests/Psr/bootstrap.php php/tests/Psr
 	build/phpunit-modes.sh php/tests/WordPress/bootstrap.php php/tests/WordPress
 	build/phpunit-modes.sh php/tests/Laravel/bootstrap.php php/tests/Laravel
 	build/phpunit-modes.sh php/tests/bootstrap.php php/tests/Symfony
+
+# The extension built and installed the way PIE does (phpize, configure,
+# make, make install from a copy of the tree), loaded with no ephpm.library;
+# composer validate on both composer.json files.
+test-package: all
+	@build/deps.sh packaging
+	build/test-package.sh
+
+# packaging/: the systemd unit run as it says (socket group, umask,
+# snapshot), the php.ini snippets' engines, the php-fpm pool snippets.
+test-packaging: all
+	@build/deps.sh packaging
+	packaging/tests/systemd.sh
+	packaging/tests/examples.sh
 
 test-valgrind: all $(VG_LIB)
 	@build/deps.sh valgrind

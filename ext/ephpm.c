@@ -146,6 +146,16 @@ PHP_INI_BEGIN()
 	STD_PHP_INI_ENTRY("ephpm.server", "", PHP_INI_SYSTEM, OnUpdateString, server, zend_ephpm_globals, ephpm_globals)
 	STD_PHP_INI_ENTRY_EX("ephpm.server_password", "", PHP_INI_SYSTEM, OnUpdateString, server_password,
 		zend_ephpm_globals, ephpm_globals, display_masked)
+	STD_PHP_INI_ENTRY("ephpm.server_tls_ca", "", PHP_INI_SYSTEM, OnUpdateString, server_tls_ca,
+		zend_ephpm_globals, ephpm_globals)
+	STD_PHP_INI_ENTRY("ephpm.server_tls_cert", "", PHP_INI_SYSTEM, OnUpdateString, server_tls_cert,
+		zend_ephpm_globals, ephpm_globals)
+	STD_PHP_INI_ENTRY("ephpm.server_tls_key", "", PHP_INI_SYSTEM, OnUpdateString, server_tls_key,
+		zend_ephpm_globals, ephpm_globals)
+	STD_PHP_INI_ENTRY("ephpm.server_tls_server_name", "", PHP_INI_SYSTEM, OnUpdateString, server_tls_server_name,
+		zend_ephpm_globals, ephpm_globals)
+	STD_PHP_INI_BOOLEAN("ephpm.server_tls_verify_peer", "1", PHP_INI_SYSTEM, OnUpdateBool, server_tls_verify_peer,
+		zend_ephpm_globals, ephpm_globals)
 	ZEND_INI_ENTRY3_EX("ephpm.server_timeout", "1", PHP_INI_SYSTEM, OnUpdateEphpmSeconds,
 		(void *)XtOffsetOf(zend_ephpm_globals, server_timeout), (void *)&ephpm_globals, (void *)SECONDS_TIMEOUT, NULL)
 	STD_PHP_INI_BOOLEAN("ephpm.session_locking", "1", PHP_INI_ALL, OnUpdateBool, session_locking,

@@ -53,11 +53,7 @@ func ephpmKvConfigure(cfg *C.ephpm_kv_config, cerr *C.ephpm_kv_error) (rc C.int)
 func ephpmKvConfigureServer(url *C.char, urlLen C.size_t, password *C.char, passwordLen C.size_t, timeout C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	err := startWith(func() (kv.Engine, error) {
-		e, err := remote.New(C.GoStringN(url, C.int(urlLen)), C.GoStringN(password, C.int(passwordLen)), time.Duration(timeout), remote.RawSyscalls())
-		if err != nil {
-			return nil, configError{err}
-		}
-		return e, nil
+		return serverEngine(C.GoStringN(url, C.int(urlLen)), C.GoStringN(password, C.int(passwordLen)), time.Duration(timeout), remote.TLSFiles{})
 	})
 	return boolRC(false, err, cerr)
 }

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Ephpm\Bridge\Tests\Symfony;
 
 use Ephpm\Bridge\Symfony\EphpmAdapter;
+use Ephpm\Bridge\Tests\Support\Processes;
 use Ephpm\KvException;
 use PHPUnit\Framework\TestCase;
 use Psr\Cache\CacheItemInterface;
@@ -762,8 +763,9 @@ final class EphpmAdapterTest extends TestCase
 
     public function testTwoProcessesShareAnItem(): void
     {
-        if ((string) ini_get('ephpm.server') === '' && (string) ini_get('ephpm.shm_name') === '') {
-            $this->markTestSkipped('the store is not shared with other processes (engine ' . ephpm_kv_stats()['engine'] . ', no ephpm.shm_name)');
+        $reason = Processes::unsharedReason();
+        if ($reason !== null) {
+            $this->markTestSkipped($reason);
         }
         $cache = $this->pool();
         $cache->save($cache->getItem('shared')->set(['from' => 'parent', 'n' => 1]));
@@ -785,20 +787,7 @@ final class EphpmAdapterTest extends TestCase
      */
     private function child(array $ini, string ...$args): string
     {
-        $cmd = [PHP_BINARY, '-d', 'extension=' . (getenv('EPHPM_SO') ?: \dirname(__DIR__, 3) . '/build/ephpm.so')];
-        $names = ['library', 'shm_size', 'shm_name', 'server', 'server_password', 'server_timeout'];
-        foreach ($names as $name) {
-            $value = $ini["ephpm.$name"] ?? ini_get("ephpm.$name");
-            if ($value !== false && $value !== '') {
-                array_push($cmd, '-d', "ephpm.$name=$value");
-            }
-        }
-        foreach ($ini as $name => $value) {
-            if (!str_starts_with($name, 'ephpm.') || !\in_array(substr($name, 6), $names, true)) {
-                array_push($cmd, '-d', "$name=$value");
-            }
-        }
-        array_push($cmd, __DIR__ . '/cache_child.php', $this->namespace, ...$args);
+        $cmd = Processes::phpWith($ini, __DIR__ . '/cache_child.php', $this->namespace, ...$args);
         $proc = proc_open($cmd, [1 => ['pipe', 'w'], 2 => STDERR], $pipes);
         $this->assertIsResource($proc);
         $out = stream_get_contents($pipes[1]);
