@@ -56,14 +56,16 @@ test-storm:
 
 # Linearizability under faults (go/lincheck, porcupine): lock workloads on
 # an ephpm-kv server that is SIGSTOPped and kill -9ed, from goroutines and
-# from PHP processes through the extension. Without -race: calls time out
+# from PHP processes through the extension; a Redis 7 SIGSTOPped, and a
+# Redis failover to a replica that missed the last writes. Without -race: calls time out
 # at 100 ms and faults last 20-300 ms, bounds the race detector's slowdown
 # would turn into timeouts everywhere. A failed check leaves porcupine's
 # HTML view in build/out/lincheck. The model's own tests run in test-go.
 test-lincheck: all
+	@build/deps.sh redis
 	@mkdir -p $(BUILD)/out/lincheck
 	cd go && EPHPM_KV_BIN=$(CURDIR)/$(SERVER) EPHPM_EXT=$(CURDIR)/$(EXT) EPHPM_LINCHECK_OUT=$(CURDIR)/$(BUILD)/out/lincheck \
-		go test -count=1 -run 'Server|PHP' -v ./lincheck
+		go test -count=1 -run 'Server|PHP|Redis' -v ./lincheck
 
 # Hostile clients against the built server binary, its RSS read from /proc.
 test-hostile: all

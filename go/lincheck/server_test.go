@@ -21,8 +21,9 @@ import (
 // dialers opens an engine for an ephpm.server URL, by scheme: how a new
 // backend plugs into these tests (one line here, e.g. "redis" and "etcd").
 var dialers = map[string]func(url string, timeout time.Duration) (kv.Engine, error){
-	"unix": func(url string, timeout time.Duration) (kv.Engine, error) { return remote.New(url, "", timeout) },
-	"tcp":  func(url string, timeout time.Duration) (kv.Engine, error) { return remote.New(url, "", timeout) },
+	"unix":  func(url string, timeout time.Duration) (kv.Engine, error) { return remote.New(url, "", timeout) },
+	"tcp":   func(url string, timeout time.Duration) (kv.Engine, error) { return remote.New(url, "", timeout) },
+	"redis": func(url string, timeout time.Duration) (kv.Engine, error) { return remote.New(url, "", timeout) },
 }
 
 // openURL is an Opener giving each client its own engine for url.
