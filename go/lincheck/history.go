@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -44,13 +45,9 @@ func (r *Recorder) Add(client int, in Input, out Output) {
 func (r *Recorder) History() []porcupine.Operation {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	h := slicesClone(r.ops)
+	h := slices.Clone(r.ops)
 	sort.SliceStable(h, func(i, j int) bool { return h[i].Call < h[j].Call })
 	return h
-}
-
-func slicesClone(o []porcupine.Operation) []porcupine.Operation {
-	return append([]porcupine.Operation(nil), o...)
 }
 
 // Client runs lock operations on one engine (one connection) and records
