@@ -60,6 +60,11 @@ func TestCleanRestartKeepsFenceChecks(t *testing.T) {
 		cmd("0", "EPHPM.FENCE", "r", f[0]),     // the record survived: stale
 		cmd("1", "EPHPM.FENCE", "other", f[0]), // never recorded: nothing refuses it
 	})
+	// The clean record is spent once the server runs again: a crash now
+	// may lose what it records.
+	crash(s)
+	_, rc = restart(t, cfg)
+	runSteps(t, rc, []step{cmd("0", "EPHPM.FENCE", "r", f[1])})
 }
 
 func TestCrashRestartRefusesPreCrashFences(t *testing.T) {
