@@ -839,6 +839,10 @@ func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64
 		fence, err = intOrBulk(r)
 		return err
 	})
+	if errors.Is(err, kv.ErrNotInteger) && e.isRedis.Load() {
+		return 0, false, fmt.Errorf("%w: the fence counter %s on the %s at %s is not a decimal integer below 2^53-1 (another client wrote it; delete it to restart fences from the server's clock)",
+			kv.ErrNotInteger, fenceCounterKey, e.kind(), e.addr)
+	}
 	if err != nil {
 		return 0, false, err
 	}
