@@ -8,6 +8,7 @@ import (
 
 	"github.com/ephpm/ephpm-kv/kv"
 	"github.com/ephpm/ephpm-kv/kv/kvtest"
+	"github.com/ephpm/ephpm-kv/server"
 )
 
 // The fence counter is a key another client can write. A value the
@@ -39,5 +40,56 @@ func TestRedisFenceCounterClobbered(t *testing.T) {
 	// The next would be 2^53, where a double stops counting by one.
 	if f, ok, err := e.SetNXFenced("lock2", []byte("A"), time.Minute); ok || !errors.Is(err, kv.ErrNotInteger) {
 		t.Fatalf("counter 2^53-1: %d, %v, %v; want kv.ErrNotInteger", f, ok, err)
+	}
+}
+
+// A live key's TTL is never 0 (which, given back to Expire, means "no
+// expiry"): the store says a positive time until the key is gone. Redis
+// answers PTTL 0 in the last millisecond (the key lives while now is at
+// its deadline); the client rounds that up to one millisecond.
+func TestRedisTTLOfLiveKeyNeverZero(t *testing.T) {
+	sock := redisSocket(t)
+	openRedis(t, sock, kvtest.DefaultConfig)
+	checkTTLNeverZero(t, newEngine(t, "unix://"+sock, "", 5*time.Second))
+}
+
+// The same on an ephpm-kv server, whose PTTL rounds to the nearest
+// millisecond: 0 in the last half.
+func TestServerTTLOfLiveKeyNeverZero(t *testing.T) {
+	checkTTLNeverZero(t, newEngine(t, startServer(t, server.Config{}), "", 5*time.Second))
+}
+
+func checkTTLNeverZero(t *testing.T, e *Engine) {
+	tok := []byte("A")
+	zeros := 0
+	for round := 0; round < 20; round++ {
+		if err := e.Set("k", tok, 2*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; ; i++ {
+			ttl, err := e.TTL("k")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ttl == 0 {
+				zeros++
+			}
+			ttlEq, err := e.TTLIfEq("k", tok)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ttlEq == 0 {
+				zeros++
+			}
+			if ttl == kv.TTLMissing && ttlEq == kv.TTLMissing {
+				break
+			}
+			if i > 100000 {
+				t.Fatal("a key of TTL 2 ms still there")
+			}
+		}
+	}
+	if zeros > 0 {
+		t.Fatalf("a live key's TTL read as 0 (no expiry) %d times", zeros)
 	}
 }

@@ -730,10 +730,15 @@ func (e *Engine) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, 
 // ttlReply turns -2/-1/n-units into a TTL. An n too large for a Duration
 // (a server that kept a TTL past kv.MaxTTL, such as one from before the
 // maximum) saturates: wrapped, a live key's TTL would read as negative.
+// 0 (a live key in its last unit: Redis's PTTL truncates, the ephpm-kv
+// server's rounds) is one unit: a live key's TTL is positive, as in
+// process, never the 0 that as a TTL means "no expiry".
 func ttlReply(n int64, unit time.Duration) time.Duration {
 	switch {
 	case n < 0:
 		return time.Duration(n) // kv.TTLMissing / kv.TTLPersistent
+	case n == 0:
+		return unit
 	case n > math.MaxInt64/int64(unit):
 		return math.MaxInt64
 	}
