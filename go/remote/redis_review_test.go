@@ -1,8 +1,13 @@
 package remote
 
 import (
+	"bytes"
 	"errors"
+	"net"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -91,5 +96,141 @@ func checkTTLNeverZero(t *testing.T, e *Engine) {
 	}
 	if zeros > 0 {
 		t.Fatalf("a live key's TTL read as 0 (no expiry) %d times", zeros)
+	}
+}
+
+// valkeyLike is a proxy to the Redis at sock that also runs DELIFEQ (as
+// Valkey 9 does), so the client meets a server that knows DELIFEQ but not
+// the EPHPM.* commands; it returns its socket and how many DELIFEQs ran.
+func valkeyLike(t *testing.T, sock string) (string, *atomic.Int64) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "valkey.sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var delIfEqs atomic.Int64
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer nc.Close()
+				upc, err := net.Dial("unix", sock)
+				if err != nil {
+					return
+				}
+				defer upc.Close()
+				in, up := newClient(nc), newClient(upc)
+				for {
+					h, err := in.read()
+					if err != nil || h.kind != '*' {
+						return
+					}
+					var args [][]byte
+					for i := int64(0); i < h.n; i++ {
+						a, err := in.read()
+						if err != nil {
+							return
+						}
+						args = append(args, bytes.Clone(a.data))
+					}
+					if len(args) == 3 && strings.EqualFold(string(args[0]), "DELIFEQ") {
+						delIfEqs.Add(1)
+						args = [][]byte{[]byte("EVAL"), []byte(scriptDelIfEq.src), []byte("1"), args[1], args[2]}
+					}
+					up.command(len(args))
+					for _, a := range args {
+						up.argBytes(a)
+					}
+					if up.flush() != nil {
+						return
+					}
+					var out []byte
+					var relay func() error
+					relay = func() error {
+						r, err := up.read()
+						if err != nil {
+							return err
+						}
+						out = append(out, r.kind)
+						switch r.kind {
+						case '+', '-':
+							out = append(out, r.data...)
+						default:
+							out = strconv.AppendInt(out, r.n, 10)
+						}
+						out = append(out, "\r\n"...)
+						if r.kind == '$' && r.n >= 0 {
+							out = append(append(out, r.data...), "\r\n"...)
+						}
+						for i := int64(0); r.kind == '*' && i < r.n; i++ {
+							if err := relay(); err != nil {
+								return err
+							}
+						}
+						return nil
+					}
+					if relay() != nil {
+						return
+					}
+					if _, err := nc.Write(out); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return "unix://" + path, &delIfEqs
+}
+
+// A session's write with release, the first dialect-dependent command on a
+// new connection (the last one was dropped after a failure: the value limit
+// is still known, so nothing was asked first). Its ephpm-kv pipeline
+// (EPHPM.SETIFLOCKED, then DELIFEQ) must not reach a server that runs the
+// DELIFEQ but not the write: that released the lock, then the retry in the
+// server's dialect found it gone and wrote nothing.
+func TestSetIfLockedReleaseOnNewConnectionToValkey(t *testing.T) {
+	sock := redisSocket(t)
+	openRedis(t, sock, kvtest.DefaultConfig)
+	url, delIfEqs := valkeyLike(t, sock)
+	e := newEngine(t, url, "", 5*time.Second)
+	tok := []byte("tok")
+	if ok, err := e.SetNX("lock", tok, time.Minute); !ok || err != nil {
+		t.Fatalf("SetNX: %v, %v", ok, err)
+	}
+	e.Close() // as after a timeout: the next call dials
+	written, err := e.SetIfLocked("data", []byte("v"), 0, "lock", tok, time.Minute, true)
+	if !written || err != nil {
+		t.Errorf("SetIfLocked: %v, %v (DELIFEQs run: %d)", written, err, delIfEqs.Load())
+	}
+	if v, _ := redisTry(sock, "GET", "data"); v != "v" {
+		t.Errorf("data = %q, want v", v)
+	}
+	if v, _ := redisTry(sock, "EXISTS", "lock"); v != "0" {
+		t.Error("the lock was not released")
+	}
+}
+
+// The same on an ephpm-kv server: the release still follows the write.
+func TestSetIfLockedReleaseOnNewConnectionToServer(t *testing.T) {
+	e := newEngine(t, startServer(t, server.Config{}), "", 5*time.Second)
+	tok := []byte("tok")
+	if ok, err := e.SetNX("lock", tok, time.Minute); !ok || err != nil {
+		t.Fatalf("SetNX: %v, %v", ok, err)
+	}
+	e.Close()
+	if written, err := e.SetIfLocked("data", []byte("v"), 0, "lock", tok, time.Minute, true); !written || err != nil {
+		t.Fatalf("SetIfLocked: %v, %v", written, err)
+	}
+	buf := make([]byte, 8)
+	if n, found, err := e.Get("data", buf); !found || err != nil || string(buf[:n]) != "v" {
+		t.Errorf("data: %q, %v, %v", buf[:n], found, err)
+	}
+	if found, err := e.Exists("lock"); found || err != nil {
+		t.Errorf("the lock is still held: %v, %v", found, err)
 	}
 }

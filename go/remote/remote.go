@@ -976,8 +976,9 @@ func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock s
 	if never, err := e.neverMatches(lock, token); never || err != nil {
 		return false, err
 	}
-	var written bool
+	var written, unknown bool
 	err = e.do(func(c *client) {
+		unknown = c.dialect.kind == dialectUnknown
 		if c.dialect.redis() {
 			// One script: check, write, then renew or release.
 			c.evalsha(scriptSetIfLocked, 2, 5)
@@ -1002,17 +1003,29 @@ func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock s
 		c.arg(lock)
 		c.argBytes(token)
 		c.argInt(lockPX)
-		if release {
+		// Not to a server not known to be an ephpm-kv server: a Valkey 9
+		// would run the DELIFEQ after refusing EPHPM.SETIFLOCKED, releasing
+		// the lock without the write.
+		if release && !unknown {
 			tokenCmd("DELIFEQ", lock, token)(c)
 		}
-	}, func(i int, r *reply, _ *client) error {
+	}, func(i int, r *reply, c *client) error {
 		if r.kind != ':' {
 			return errUnexpected(r)
 		}
 		if i == 0 {
 			written = r.n == 1
+			if unknown {
+				c.dialect.kind = dialectEphpm // it ran EPHPM.SETIFLOCKED
+			}
 		}
 		return nil
 	})
+	if err == nil && written && release && unknown {
+		// An ephpm-kv server wrote (a Valkey or Redis would have been
+		// sent the script): release now, after the write, one round
+		// trip more, on a connection's first use only.
+		_, err = e.DelIfEq(lock, token)
+	}
 	return written, err
 }
