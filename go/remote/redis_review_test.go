@@ -285,3 +285,35 @@ func TestRedisStoppedMidCall(t *testing.T) {
 		t.Fatalf("SetNXFenced after SIGCONT: %d, %v, %v", f, ok, err)
 	}
 }
+
+// A key another client made a hash: Incr says NOT_INTEGER, as the store
+// does for any value that is not an integer (it was INTERNAL, "a bug");
+// the other operations say what the key holds, and none takes a lock.
+func TestRedisKeyOfAnotherType(t *testing.T) {
+	sock := redisSocket(t)
+	openRedis(t, sock, kvtest.DefaultConfig)
+	e := newEngine(t, "unix://"+sock, "", 5*time.Second)
+	redisCmd(t, sock, "HSET", "h", "f", "v")
+	if n, err := e.Incr("h", 1, 0); !errors.Is(err, kv.ErrNotInteger) {
+		t.Errorf("Incr of a hash: %d, %v; want kv.ErrNotInteger", n, err)
+	}
+	if _, err := e.Incr("h", 1, time.Minute); !errors.Is(err, kv.ErrNotInteger) {
+		t.Errorf("Incr with a TTL of a hash: %v; want kv.ErrNotInteger", err)
+	}
+	if ok, err := e.SetNX("h", []byte("A"), time.Minute); ok || err != nil {
+		t.Errorf("SetNX on a hash: %v, %v; want false (the key is taken)", ok, err)
+	}
+	if _, ok, err := e.SetNXFenced("h", []byte("A"), time.Minute); ok || err != nil {
+		t.Errorf("SetNXFenced on a hash: %v, %v; want false (the key is taken)", ok, err)
+	}
+	buf := make([]byte, 8)
+	if _, _, err := e.Get("h", buf); err == nil || !strings.Contains(err.Error(), "another Redis type") {
+		t.Errorf("Get of a hash: %v", err)
+	}
+	if ok, err := e.DelIfEq("h", []byte("v")); ok || err == nil || !strings.Contains(err.Error(), "another Redis type") {
+		t.Errorf("DelIfEq of a hash: %v, %v", ok, err)
+	}
+	if v, _ := redisTry(sock, "TYPE", "h"); v != "hash" {
+		t.Errorf("the hash is now %q", v)
+	}
+}

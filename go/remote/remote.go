@@ -276,11 +276,18 @@ func (e *Engine) classifyReply(msg string) error {
 		return fmt.Errorf("%w for the %s at %s, which refused it: %s", kv.ErrValueTooLarge, e.kind(), e.addr, strings.TrimPrefix(msg, "ERR "))
 	case notServing(msg):
 		return fmt.Errorf("%w: the %s at %s cannot take the command now (nothing ran): %s", kv.ErrUnavailable, e.kind(), e.addr, msg)
+	case strings.HasPrefix(msg, "WRONGTYPE"):
+		return fmt.Errorf("%w: the %s at %s holds a value of another Redis type (a hash, a list...) at that key, not a string: %s", errWrongType, e.kind(), e.addr, msg)
 	case strings.HasPrefix(msg, "NOAUTH"), strings.HasPrefix(msg, "WRONGPASS"):
 		return fmt.Errorf("%w: the %s at %s refused the password (set ephpm.server_password): %s", kv.ErrUnavailable, e.kind(), e.addr, msg)
 	}
 	return fmt.Errorf("%s at %s: %s", e.kind(), e.addr, msg)
 }
+
+// errWrongType: a Valkey or Redis key of another type than a string,
+// which another client wrote. Incr reports it as kv.ErrNotInteger, as the
+// in-process store does for any value that is not an integer.
+var errWrongType = errors.New("wrong type")
 
 // storeError words an engine error the server reported.
 func (e *Engine) storeError(kind error, detail, reply string) error {
@@ -812,6 +819,9 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 		n, err = intOrBulk(r)
 		return err
 	})
+	if errors.Is(err, errWrongType) {
+		return 0, fmt.Errorf("%w: %v", kv.ErrNotInteger, err)
+	}
 	return n, err
 }
 
