@@ -3,7 +3,10 @@ package remote
 import (
 	"bytes"
 	"errors"
+	"io"
+	"log/slog"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -315,5 +318,50 @@ func TestRedisKeyOfAnotherType(t *testing.T) {
 	}
 	if v, _ := redisTry(sock, "TYPE", "h"); v != "hash" {
 		t.Errorf("the hash is now %q", v)
+	}
+}
+
+// One address, the server behind it replaced by another kind (an ephpm-kv
+// server by a Redis, and back): each new connection learns again what
+// answers, and every answer is right.
+func TestServerKindChangesAtOneAddress(t *testing.T) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not installed: the Redis backend is untested here")
+	}
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "kv.sock")
+	cfg := server.Config{Unix: sock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	e := newEngine(t, "unix://"+sock, "", 2*time.Second)
+	tok := []byte("tok")
+	round := func(kind string) {
+		t.Helper()
+		if f, ok, err := e.SetNXFenced("lock", tok, time.Minute); !ok || err != nil || f <= 0 {
+			t.Fatalf("%s: SetNXFenced: %d, %v, %v", kind, f, ok, err)
+		}
+		if ttl, err := e.TTLIfEq("lock", tok); err != nil || ttl <= 59*time.Second || ttl > time.Minute {
+			t.Fatalf("%s: TTLIfEq: %v, %v", kind, ttl, err)
+		}
+		if n, err := e.Incr("n", 5, 0); n != 5 || err != nil {
+			t.Fatalf("%s: Incr: %d, %v", kind, n, err)
+		}
+		if ok, err := e.DelIfEq("lock", tok); !ok || err != nil {
+			t.Fatalf("%s: DelIfEq: %v, %v", kind, ok, err)
+		}
+	}
+	for i := 0; i < 2; i++ {
+		s := must(server.New(cfg))
+		must(s.Listen())
+		round("ephpm-kv")
+		s.Close()
+		os.Remove(sock)
+		cmd, err := startRedis(bin, dir, "--port", "0", "--unixsocket", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		round("Redis")
+		cmd.Process.Kill()
+		cmd.Wait()
+		os.Remove(sock)
 	}
 }
