@@ -365,3 +365,33 @@ func TestServerKindChangesAtOneAddress(t *testing.T) {
 		os.Remove(sock)
 	}
 }
+
+// A master configured to refuse writes without replicas (min-replicas-to-
+// write, the usual guard against a split brain under Sentinel) answers
+// NOREPLICAS, having run nothing: unavailable (never a false setnx, nor
+// INTERNAL, "a bug"), and the connection is dropped so the next call may
+// reach the new master.
+func TestRedisNoReplicasIsUnavailable(t *testing.T) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not installed: the Redis backend is untested here")
+	}
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "r.sock")
+	cmd, err := startRedis(bin, dir, "--port", "0", "--unixsocket", sock, "--min-replicas-to-write", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	e := newEngine(t, "unix://"+sock, "", 5*time.Second)
+	ok, err := e.SetNX("lock", []byte("A"), time.Minute)
+	if !errors.Is(err, kv.ErrUnavailable) || !strings.Contains(err.Error(), "NOREPLICAS") {
+		t.Errorf("SetNX without replicas: %v, %v; want kv.ErrUnavailable (NOREPLICAS)", ok, err)
+	}
+	if e.cl != nil {
+		t.Error("the connection was kept")
+	}
+	if _, _, err := e.SetNXFenced("lock", []byte("A"), time.Minute); !errors.Is(err, kv.ErrUnavailable) {
+		t.Errorf("SetNXFenced without replicas: %v", err)
+	}
+}

@@ -233,10 +233,12 @@ func keepsConnection(err error) bool {
 // notServing: a Valkey or Redis that cannot take the command now: a
 // replica (READONLY: a failover demoted it, or the address names one),
 // one still loading its data, one whose replica lost its master, one
-// busy with a long script. Nothing ran. Unavailable, and the connection
-// is dropped, so the next call dials again (and may reach the new master).
+// busy with a long script, a master cut off from the replicas it must
+// write to (min-replicas-to-write: NOREPLICAS). Nothing ran. Unavailable,
+// and the connection is dropped, so the next call dials again (and may
+// reach the new master).
 func notServing(msg string) bool {
-	for _, p := range []string{"READONLY", "LOADING", "MASTERDOWN", "BUSY"} {
+	for _, p := range []string{"READONLY", "LOADING", "MASTERDOWN", "BUSY", "NOREPLICAS"} {
 		if strings.HasPrefix(msg, p+" ") {
 			return true
 		}
