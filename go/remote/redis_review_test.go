@@ -395,3 +395,29 @@ func TestRedisNoReplicasIsUnavailable(t *testing.T) {
 		t.Errorf("SetNXFenced without replicas: %v", err)
 	}
 }
+
+// A session's read whose data key another client made a hash: the lock it
+// took is given back with the error, not left held for its TTL (the next
+// request for the session would wait that long). When the lock is held by
+// another, nothing was read: false, not the dropped GET's error.
+func TestRedisLockAndGetReleasesOnReadError(t *testing.T) {
+	sock := redisSocket(t)
+	openRedis(t, sock, kvtest.DefaultConfig)
+	e := newEngine(t, "unix://"+sock, "", 5*time.Second)
+	redisCmd(t, sock, "HSET", "data", "f", "v")
+	ok, _, _, err := e.LockAndGet("lock", []byte("tok"), time.Minute, "data", make([]byte, 8))
+	if ok || err == nil {
+		t.Fatalf("LockAndGet of a hash: %v, %v; want an error", ok, err)
+	}
+	if v, _ := redisTry(sock, "EXISTS", "lock"); v != "0" {
+		t.Fatal("the lock is still held after a read that failed")
+	}
+	// A lock someone else holds is left alone.
+	redisCmd(t, sock, "SET", "lock", "other")
+	if ok, _, _, err := e.LockAndGet("lock", []byte("tok"), time.Minute, "data", make([]byte, 8)); ok || err != nil {
+		t.Fatalf("LockAndGet of a held lock: %v, %v", ok, err)
+	}
+	if v, _ := redisTry(sock, "GET", "lock"); v != "other" {
+		t.Fatalf("the other holder's lock: %q", v)
+	}
+}

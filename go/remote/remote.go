@@ -939,8 +939,8 @@ func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, ke
 		return false, 0, false, err
 	}
 	var (
-		acquired, found bool
-		n               int
+		acquired, found, held bool
+		n                     int
 	)
 	err = e.roundTrip(func(c *client) {
 		setCmd(c, lock, token, true, px)
@@ -952,6 +952,7 @@ func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, ke
 			if acquired = r.kind == '+'; !acquired && !r.isNil() {
 				return errUnexpected(r)
 			}
+			held = !acquired
 			return nil
 		}
 		if !acquired {
@@ -960,6 +961,17 @@ func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, ke
 		n, found, err = e.getReply(r, key, dst)
 		return err
 	})
+	if err != nil && acquired && !errors.Is(err, kv.ErrUnavailable) {
+		// The lock was taken but the read refused (a Redis key of
+		// another type): given back, not left to block the next
+		// request for its TTL. Not after a timeout: nothing answers.
+		e.DelIfEq(lock, token)
+	}
+	if err != nil && held && !errors.Is(err, kv.ErrUnavailable) {
+		// Held by someone else: the GET's reply is dropped unread, so
+		// its refusal too (a Redis key of another type).
+		return false, 0, false, nil
+	}
 	if err != nil {
 		return false, 0, false, err
 	}
