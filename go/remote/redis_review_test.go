@@ -104,6 +104,10 @@ func checkTTLNeverZero(t *testing.T, e *Engine) {
 	}
 }
 
+const luaSetIfEq = `
+if redis.call('GET', KEYS[1]) ~= ARGV[2] then return false end
+return redis.call('SET', KEYS[1], ARGV[1], unpack(ARGV, 3))`
+
 // valkeyLike is a proxy to the Redis at sock that also runs DELIFEQ (as
 // Valkey 9 does), so the client meets a server that knows DELIFEQ but not
 // the EPHPM.* commands; it returns its socket and how many DELIFEQs ran.
@@ -146,6 +150,11 @@ func valkeyLike(t *testing.T, sock string) (string, *atomic.Int64) {
 					if len(args) == 3 && strings.EqualFold(string(args[0]), "DELIFEQ") {
 						delIfEqs.Add(1)
 						args = [][]byte{[]byte("EVAL"), []byte(scriptDelIfEq.src), []byte("1"), args[1], args[2]}
+					}
+					if len(args) >= 5 && strings.EqualFold(string(args[0]), "SET") && strings.EqualFold(string(args[3]), "IFEQ") {
+						// SET key value IFEQ cmp [options]: Valkey's SET, so
+						// refused over maxmemory (denyoom) as any SET is.
+						args = append([][]byte{[]byte("EVAL"), []byte(luaSetIfEq), []byte("1"), args[1], args[2], args[4]}, args[5:]...)
 					}
 					up.command(len(args))
 					for _, a := range args {
@@ -419,5 +428,44 @@ func TestRedisLockAndGetReleasesOnReadError(t *testing.T) {
 	}
 	if v, _ := redisTry(sock, "GET", "lock"); v != "other" {
 		t.Fatalf("the other holder's lock: %q", v)
+	}
+}
+
+// A lock renewal needs no room, so it works on a Valkey at maxmemory: a
+// holder that cannot renew loses its lock. Valkey's SET IFEQ, like any
+// SET, is refused there (OOM), so ExpireIfEq runs as the script, whose
+// PEXPIRE is not, even where SET IFEQ exists.
+func TestValkeyExpireIfEqAtMaxMemory(t *testing.T) {
+	sock := redisSocket(t)
+	openRedis(t, sock, kvtest.Config{MemoryLimit: 256 << 10, MaxValueSize: 1 << 20})
+	url, _ := valkeyLike(t, sock)
+	e := newEngine(t, url, "", 5*time.Second)
+	tok := []byte("tok")
+	if ok, err := e.SetNX("lock", tok, time.Minute); !ok || err != nil {
+		t.Fatalf("SetNX: %v, %v", ok, err)
+	}
+	e.mu.Lock()
+	e.cl.dialect = dialect{kind: dialectRedis, delIfEq: true} // what a Valkey 9 says it has
+	e.mu.Unlock()
+	if ok, err := e.ExpireIfEq("lock", tok, 2*time.Minute); !ok || err != nil {
+		t.Fatalf("ExpireIfEq with room: %v, %v", ok, err)
+	}
+	// Over maxmemory, whatever a connection's buffers weigh meanwhile.
+	redisCmd(t, sock, "CONFIG", "SET", "maxmemory", "1")
+	t.Cleanup(func() { redisCmd(t, sock, "CONFIG", "SET", "maxmemory", "0") })
+	if err := e.Set("x", tok, 0); !errors.Is(err, kv.ErrFull) {
+		t.Fatalf("Set over maxmemory: %v", err)
+	}
+	if ok, err := e.ExpireIfEq("lock", tok, 3*time.Minute); !ok || err != nil {
+		t.Fatalf("ExpireIfEq at maxmemory: %v, %v", ok, err)
+	}
+	if ttl, err := e.TTL("lock"); ttl <= 2*time.Minute || err != nil {
+		t.Fatalf("TTL after the renewal: %v, %v", ttl, err)
+	}
+	if ok, err := e.ExpireIfEq("lock", tok, 0); !ok || err != nil {
+		t.Fatalf("ExpireIfEq to none at maxmemory: %v, %v", ok, err)
+	}
+	if ok, err := e.DelIfEq("lock", tok); !ok || err != nil {
+		t.Fatalf("DelIfEq at maxmemory: %v, %v", ok, err)
 	}
 }

@@ -694,43 +694,24 @@ func (e *Engine) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, 
 	}
 	var ok bool
 	err = e.do(func(c *client) {
-		switch d := c.dialect; {
-		case !d.redis():
+		// Always the script on a Valkey or Redis, even one with SET ...
+		// IFEQ: a SET is refused over maxmemory (denyoom), PEXPIRE is
+		// not, and a holder that cannot renew at a full server loses
+		// its lock.
+		if c.dialect.redis() {
+			c.evalsha(scriptExpireIfEq, 1, 2)
+		} else {
 			c.command(4)
 			c.arg("EPHPM.PEXPIREIFEQ")
-		case d.setIfEq():
-			// SET key token IFEQ token [PX ms]: the same value again,
-			// with the new TTL (none without PX).
-			n := 5
-			if px > 0 {
-				n += 2
-			}
-			c.command(n)
-			c.arg("SET")
-			c.arg(key)
-			c.argBytes(token)
-			c.arg("IFEQ")
-			c.argBytes(token)
-			if px > 0 {
-				c.arg("PX")
-				c.argInt(px)
-			}
-			return
-		default:
-			c.evalsha(scriptExpireIfEq, 1, 2)
 		}
 		c.arg(key)
 		c.argBytes(token)
 		c.argInt(px)
 	}, func(_ int, r *reply, _ *client) error {
-		switch {
-		case r.kind == ':':
-			ok = r.n == 1
-		case r.kind == '+':
-			ok = true
-		case !r.isNil():
+		if r.kind != ':' {
 			return errUnexpected(r)
 		}
+		ok = r.n == 1
 		return nil
 	})
 	return ok, err
