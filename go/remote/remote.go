@@ -865,14 +865,15 @@ func (e *Engine) Fence(resource string, fence int64) (bool, error) {
 	})
 }
 
-// Flush implements kv.Engine.
+// Flush implements kv.Engine. FLUSHDB, not FLUSHALL: a Redis may hold other
+// software's data in its other databases.
 func (e *Engine) Flush() error {
 	ok, err := e.okCmd(func(c *client) {
 		c.command(1)
-		c.arg("FLUSHALL")
+		c.arg("FLUSHDB")
 	})
 	if err == nil && !ok {
-		return e.classify(errProtocolReply{"nil reply to FLUSHALL"})
+		return e.classify(errProtocolReply{"nil reply to FLUSHDB"})
 	}
 	return err
 }
