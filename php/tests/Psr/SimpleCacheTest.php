@@ -156,6 +156,30 @@ final class SimpleCacheTest extends TestCase
         $this->assertSame('after', $this->cache->get('key0'));
     }
 
+    /**
+     * The counter gone (a raw delete, a Redis evicting it, ephpm_kv_flush()
+     * while another process still writes under the generation it read) must
+     * not restart where items from before a clear() still live.
+     */
+    public function testAGenerationCounterThatVanishedDoesNotReviveClearedItems(): void
+    {
+        $this->cache->set('key', 'stale');
+        $this->cache->clear();
+        ephpm_kv_del(SimpleCache::PREFIX . $this->ns . ':gen');
+        $this->assertNull($this->cache->get('key'), 'an item from before the clear came back');
+        $this->assertTrue($this->cache->set('key', 'fresh'));
+        $this->assertSame('fresh', $this->cache->get('key'));
+    }
+
+    public function testClearOfAVanishedCounterDoesNotLandOnAGenerationInUse(): void
+    {
+        // a process read generation 1, then the store was flushed, then it wrote
+        ephpm_kv_set(SimpleCache::PREFIX . $this->ns . ':1:key', serialize('stale'));
+        $this->cache->clear();
+        $this->assertNull($this->cache->get('key'), 'clear() restarted the counter at 1');
+        ephpm_kv_del(SimpleCache::PREFIX . $this->ns . ':1:key');
+    }
+
     public function testClearLeavesOtherNamespacesAndRawKeys(): void
     {
         $other = new SimpleCache($this->ns . 'x');
@@ -403,7 +427,8 @@ final class SimpleCacheTest extends TestCase
     public function testValuesAreSerializedUnderTheNamespace(): void
     {
         $this->cache->set('key', ['x' => 1]);
-        $this->assertSame(serialize(['x' => 1]), ephpm_kv_get(SimpleCache::PREFIX . $this->ns . ':0:key'));
+        $gen = ephpm_kv_get(SimpleCache::PREFIX . $this->ns . ':gen');
+        $this->assertSame(serialize(['x' => 1]), ephpm_kv_get(SimpleCache::PREFIX . $this->ns . ":$gen:key"));
     }
 
     public function testReservedCharacterInNamespaceIsRefused(): void
