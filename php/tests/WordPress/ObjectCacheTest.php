@@ -358,10 +358,14 @@ final class ObjectCacheTest extends TestCase
 
     public function testNonPersistentGroupsStayInTheRequest(): void
     {
+        $this->newRequest()->get('warm'); // the site's counters exist
+        $keys = ephpm_kv_stats()['keys'];
         wp_cache_set('key', 'val', 'counts');
+        wp_cache_add('n', 1, 'counts');
+        wp_cache_incr('n', 1, 'counts');
         $this->assertSame('val', wp_cache_get('key', 'counts'));
+        $this->assertSame($keys, ephpm_kv_stats()['keys'], 'nothing stored');
         $this->assertFalse($this->newRequest()->get('key', 'counts'));
-        $this->assertSame([], array_filter([ephpm_kv_exists('key')]), 'nothing stored');
     }
 
     public function testExpireIsTheStoreTtl(): void
@@ -402,6 +406,52 @@ final class ObjectCacheTest extends TestCase
         wp_cache_set('key', 'val');
         (new \WP_Object_Cache())->flush();
         $this->assertFalse($this->newRequest()->get('key'));
+    }
+
+    /**
+     * A counter gone (a raw delete, a Redis evicting it) must not restart where
+     * entries from before a flush still live: they would be served again.
+     */
+    public function testAFlushCounterThatVanishedDoesNotReviveFlushedEntries(): void
+    {
+        $gen = 'wp:' . rawurlencode(WP_CACHE_KEY_SALT) . ':gen';
+        wp_cache_set('key', 'stale');
+        $stale = (int) ephpm_kv_get($gen);
+        wp_cache_flush();
+        ephpm_kv_del($gen);
+        $this->flushUntil($gen, $stale);
+        $this->assertFalse($this->newRequest()->get('key'), 'an entry from before the flush came back');
+    }
+
+    public function testAGroupCounterThatVanishedDoesNotReviveFlushedEntries(): void
+    {
+        wp_cache_set('key', 'stale', 'grp');
+        $base = 'wp:' . rawurlencode(WP_CACHE_KEY_SALT) . ':';
+        $ggen = $base . ephpm_kv_get($base . 'gen') . ':ggen:grp';
+        $stale = (int) ephpm_kv_get($ggen);
+        wp_cache_flush_group('grp');
+        ephpm_kv_del($ggen);
+        $this->flushUntil($ggen, $stale, 'grp');
+        $this->assertFalse($this->newRequest()->get('key', 'grp'), 'an entry from before the group flush came back');
+    }
+
+    /**
+     * ephpm_kv_flush() from a maintenance script while a request is running:
+     * the request keeps writing under the generation it read at its start.
+     * Those entries must not become current when later flushes count the
+     * restarted counter up to that generation again.
+     */
+    public function testEntriesARunningRequestWroteAfterAStoreFlushStayDead(): void
+    {
+        $running = $this->newRequest();
+        $running->flush();
+        $running->get('warm'); // reads the generation, as every request's first call
+        $gen = 'wp:' . rawurlencode(WP_CACHE_KEY_SALT) . ':gen';
+        $read = (int) ephpm_kv_get($gen);
+        ephpm_kv_flush();
+        $this->assertTrue($running->set('alloptions', 'stale'));
+        $this->flushUntil($gen, $read);
+        $this->assertFalse($this->newRequest()->get('alloptions'), 'an entry written under a dead generation is served');
     }
 
     public function testLongKeys(): void
@@ -461,6 +511,19 @@ final class ObjectCacheTest extends TestCase
         $this->assertSame(0, $rc, $out . $err);
         $this->assertSame(var_export([false, false, false, false, false, false], true), $out);
         $this->assertSame(1, substr_count($err, 'ephpm object cache: '), "logged once per request:\n$err");
+    }
+
+    /**
+     * Flushes (the site, or $group) in new requests until the counter $key
+     * reaches $gen, at most 100 times: where a counter counting up from 0
+     * again would land on a generation that still holds entries.
+     */
+    private function flushUntil(string $key, int $gen, ?string $group = null): void
+    {
+        for ($i = 0; $i < 100 && (int) ephpm_kv_get($key) < $gen; $i++) {
+            $next = new \WP_Object_Cache();
+            $group === null ? $next->flush() : $next->flush_group($group);
+        }
     }
 
     /** The store's TTL of a default-group key of blog 1, in whole seconds (-1: none). */
