@@ -365,7 +365,7 @@ if ( ! class_exists( 'WP_Object_Cache', false ) ) :
 		}
 
 		private function group( $group ) {
-			return ( '' === $group || null === $group || false === $group ) ? 'default' : (string) $group;
+			return empty( $group ) ? 'default' : (string) $group; // as core: 0 and '0' too
 		}
 
 		/** The key in this request's copies: blog-prefixed unless the group is global (as core). */

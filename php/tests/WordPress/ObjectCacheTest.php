@@ -143,6 +143,16 @@ final class ObjectCacheTest extends TestCase
         $this->assertSame('val3', wp_cache_get('key'));
     }
 
+    /** Core: empty( $group ) is 'default', so 0, '0', '', null and false name one group. */
+    public function testEmptyGroupsAreTheDefaultGroup(): void
+    {
+        foreach ([0, '0', '', null, false] as $i => $group) {
+            $this->assertTrue(wp_cache_set("key$i", $i, $group));
+            $this->assertSame($i, wp_cache_get("key$i"), var_export($group, true));
+            $this->assertSame($i, $this->newRequest()->get("key$i", 'default'), var_export($group, true));
+        }
+    }
+
     public function testSet(): void
     {
         $this->assertTrue($this->cache->set('key', 'val1'));
