@@ -262,9 +262,24 @@ final class SimpleCache implements CacheInterface
         if ($raw === 'b:0;') {
             return false;
         }
-        $value = @unserialize($raw);
+        // A class that is gone (a deploy renamed it) would come back as a
+        // __PHP_Incomplete_Class: the callback stops unserialize() instead.
+        $callback = ini_set('unserialize_callback_func', self::class . '::classIsGone');
+        try {
+            $value = @unserialize($raw);
+        } catch (\DomainException $e) {
+            return $default;
+        } finally {
+            ini_set('unserialize_callback_func', $callback);
+        }
 
-        return $value === false ? $default : $value; // not ours, or a class gone: a miss
+        return $value === false ? $default : $value; // not ours: a miss
+    }
+
+    /** @internal unserialize_callback_func while decoding */
+    public static function classIsGone(string $class): never
+    {
+        throw new \DomainException('class not found: ' . $class);
     }
 
     private function call(\Closure $op, string $key): mixed

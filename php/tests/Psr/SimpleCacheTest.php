@@ -431,6 +431,19 @@ final class SimpleCacheTest extends TestCase
         $this->assertSame(serialize(['x' => 1]), ephpm_kv_get(SimpleCache::PREFIX . $this->ns . ":$gen:key"));
     }
 
+    /** A value whose class is gone (renamed or removed by a deploy) is a miss, not a __PHP_Incomplete_Class. */
+    public function testAValueOfAClassThatIsGoneIsAMiss(): void
+    {
+        $this->cache->set('key', 'placeholder');
+        $gen = ephpm_kv_get(SimpleCache::PREFIX . $this->ns . ':gen');
+        $raw = SimpleCache::PREFIX . $this->ns . ":$gen:";
+        ephpm_kv_set($raw . 'key', 'O:8:"Gone\\Cls":0:{}');
+        ephpm_kv_set($raw . 'nested', 'a:1:{i:0;O:9:"Gone\\Cls":0:{}}');
+        $this->assertSame('default', $this->cache->get('key', 'default'));
+        $this->assertSame(['key' => 'd', 'nested' => 'd'], $this->cache->getMultiple(['key', 'nested'], 'd'));
+        $this->assertInstanceOf(\__PHP_Incomplete_Class::class, @unserialize(ephpm_kv_get($raw . 'key')), 'the stored value names a class that does not exist');
+    }
+
     public function testReservedCharacterInNamespaceIsRefused(): void
     {
         $this->expectException(InvalidArgumentException::class);
