@@ -446,11 +446,25 @@ if ( ! class_exists( 'WP_Object_Cache', false ) ) :
 			if ( 'b:0;' === $raw ) {
 				return false;
 			}
-			$value = @unserialize( $raw );
+			// A class that is gone (an update renamed it) would come back as a
+			// __PHP_Incomplete_Class: the callback stops unserialize() instead.
+			$callback = ini_set( 'unserialize_callback_func', __CLASS__ . '::class_is_gone' );
+			try {
+				$value = @unserialize( $raw );
+			} catch ( DomainException $e ) {
+				$value = false;
+			} finally {
+				ini_set( 'unserialize_callback_func', $callback );
+			}
 			if ( false === $value ) {
 				$ok = false; // not ours, or a class that is gone: a miss
 			}
 			return $value;
+		}
+
+		/** unserialize_callback_func while decoding: a missing class ends it. */
+		public static function class_is_gone( $class_name ) {
+			throw new DomainException( 'class not found: ' . $class_name );
 		}
 
 		/** One store call; a failure is a miss or a failed write (false), never a fatal error. */

@@ -464,6 +464,17 @@ final class ObjectCacheTest extends TestCase
         $this->assertFalse($this->newRequest()->get('alloptions'), 'an entry written under a dead generation is served');
     }
 
+    /** An entry whose class is gone (renamed or removed by an update) is a miss, not a __PHP_Incomplete_Class. */
+    public function testAnEntryOfAClassThatIsGoneIsAMiss(): void
+    {
+        wp_cache_set('key', 'placeholder');
+        ephpm_kv_set($this->rawKey('key'), 'O:8:"Gone\\Cls":0:{}');
+        $this->assertInstanceOf(\__PHP_Incomplete_Class::class, @unserialize(ephpm_kv_get($this->rawKey('key'))));
+        $found = null;
+        $this->assertFalse($this->newRequest()->get('key', 'default', false, $found));
+        $this->assertFalse($found);
+    }
+
     public function testLongKeys(): void
     {
         $key = str_repeat('k', 70000);
@@ -536,13 +547,20 @@ final class ObjectCacheTest extends TestCase
         }
     }
 
-    /** The store's TTL of a default-group key of blog 1, in whole seconds (-1: none). */
-    private function rawTtl(string $key): int
+    /** The store key of a default-group key of blog 1, under the current generations. */
+    private function rawKey(string $key): string
     {
         $base = 'wp:' . rawurlencode(WP_CACHE_KEY_SALT) . ':';
         $gen = ephpm_kv_get($base . 'gen') ?? '0';
         $ggen = ephpm_kv_get($base . $gen . ':ggen:default') ?? '0';
-        $ttl = ephpm_kv_ttl($base . $gen . ":default:$ggen:1:$key");
+
+        return $base . $gen . ":default:$ggen:1:$key";
+    }
+
+    /** The store's TTL of a default-group key of blog 1, in whole seconds (-1: none). */
+    private function rawTtl(string $key): int
+    {
+        $ttl = ephpm_kv_ttl($this->rawKey($key));
 
         return $ttl < 0 ? (int) $ttl : (int) ceil($ttl);
     }
