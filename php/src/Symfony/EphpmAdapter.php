@@ -207,7 +207,7 @@ class EphpmAdapter extends AbstractAdapter
             $start = (string) random_int(self::GEN_FLOOR, self::GEN_CEIL);
             $gen = ephpm_kv_setnx($this->base . 'gen', $start) ? $start : (ephpm_kv_get($this->base . 'gen') ?? $start);
         }
-        if (\strlen($gen) >= self::GEN_ROOM || !ctype_digit($gen)) {
+        if ($gen === '' || \strlen($gen) >= self::GEN_ROOM || strspn($gen, '0123456789') !== \strlen($gen)) {
             // Overwritten by someone else: refuse (logged by AbstractAdapter) rather than build keys from it.
             throw new CacheException(sprintf('The generation counter "%sgen" holds no count: delete it to reset the pool.', $this->base));
         }
