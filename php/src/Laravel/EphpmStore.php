@@ -34,10 +34,10 @@ use Illuminate\Contracts\Cache\LockProvider;
  * flush() empty the whole database instead. The cost: each call reads the
  * generation first (one more ephpm_kv_get), and the old generation's items
  * stay in memory until their TTL; items stored forever() stay until the
- * store is flushed or restarted. The counter starts at a random number, not 0, so a counter
- * that vanished (deleted, evicted by a Redis, or flushed while a process still
- * wrote under the generation it had read) never restarts on a generation
- * still holding items from before a flush.
+ * store is flushed or restarted. The counter starts at a random number, not
+ * 0, so a counter that vanished (deleted, evicted by a Redis, or flushed while
+ * a process still wrote under the generation it had read) never restarts on a
+ * generation still holding items from before a flush.
  */
 class EphpmStore extends TaggableStore implements LockProvider
 {
