@@ -5,4 +5,11 @@ go 1.26.0
 require (
 	github.com/klauspost/compress v1.20.4
 	github.com/puzpuzpuz/xsync/v4 v4.5.0
+	github.com/redis/go-redis/v9 v9.23.0
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
 )
