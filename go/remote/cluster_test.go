@@ -1,0 +1,352 @@
+package remote
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ephpm/ephpm-kv/kv"
+	"github.com/ephpm/ephpm-kv/kv/kvtest"
+)
+
+// One 3-master Redis Cluster per test binary, on loopback ports picked
+// free (each node also on a unix socket, for the test's own commands),
+// nothing persisted; stopped by TestMain.
+var clusterOnce struct {
+	sync.Once
+	dir   string
+	ports []int
+	socks []string
+	cmds  []*exec.Cmd
+	err   error
+}
+
+// freePort is a loopback port free now, whose cluster bus port (+10000)
+// is free too.
+func freePort() (int, error) {
+	for range 50 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		p := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if p+10000 > 65535 {
+			continue
+		}
+		if b, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p+10000)); err == nil {
+			b.Close()
+			return p, nil
+		}
+	}
+	return 0, errors.New("no free port pair")
+}
+
+// redisCluster returns the cluster's URL and its nodes' sockets, starting
+// it on first use; it skips only when redis-server or redis-cli is missing.
+func redisCluster(t *testing.T) (string, []string) {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	cli, err2 := exec.LookPath("redis-cli")
+	if err != nil || err2 != nil {
+		t.Skip("redis-server or redis-cli is not installed (build/deps.sh server-tests): the Redis Cluster backend is untested here")
+	}
+	o := &clusterOnce
+	o.Do(func() {
+		if o.dir, o.err = os.MkdirTemp("", "ephpm-cluster-"); o.err != nil {
+			return
+		}
+		var addrs []string
+		for i := range 3 {
+			dir := filepath.Join(o.dir, strconv.Itoa(i))
+			port, err := freePort()
+			if err == nil {
+				err = os.Mkdir(dir, 0o700)
+			}
+			if err != nil {
+				o.err = err
+				return
+			}
+			sock := filepath.Join(dir, "redis.sock")
+			cmd, err := startRedis(bin, dir, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+				"--unixsocket", sock, "--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(dir, "nodes.conf"))
+			if err != nil {
+				o.err = err
+				return
+			}
+			o.cmds = append(o.cmds, cmd)
+			o.ports, o.socks = append(o.ports, port), append(o.socks, sock)
+			addrs = append(addrs, fmt.Sprintf("127.0.0.1:%d", port))
+		}
+		out, err := exec.Command(cli, append(append([]string{"--cluster", "create"}, addrs...),
+			"--cluster-replicas", "0", "--cluster-yes")...).CombinedOutput()
+		if err != nil {
+			o.err = fmt.Errorf("redis-cli --cluster create: %v\n%s", err, out)
+			return
+		}
+		o.err = waitClusterOK(o.socks)
+	})
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	var addrs []string
+	for _, p := range o.ports {
+		addrs = append(addrs, fmt.Sprintf("127.0.0.1:%d", p))
+	}
+	return "redis-cluster://" + strings.Join(addrs, ","), o.socks
+}
+
+// waitClusterOK waits until every node says cluster_state:ok.
+func waitClusterOK(socks []string) error {
+	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+		ok := 0
+		for _, s := range socks {
+			if info, err := redisTry(s, "CLUSTER", "INFO"); err == nil && strings.Contains(info, "cluster_state:ok") {
+				ok++
+			}
+		}
+		if ok == len(socks) {
+			return nil
+		}
+		if time.Since(start) > 20*time.Second {
+			return errors.New("the Redis Cluster did not reach cluster_state:ok in 20 s")
+		}
+	}
+}
+
+func stopCluster() {
+	for _, c := range clusterOnce.cmds {
+		c.Process.Kill()
+		c.Wait()
+	}
+	if clusterOnce.dir != "" {
+		os.RemoveAll(clusterOnce.dir)
+	}
+}
+
+func newCluster(t *testing.T, url string) *Cluster {
+	t.Helper()
+	c, err := NewCluster(url, "", 5*time.Second, TLSFiles{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// The semantic suite on a 3-master cluster. Each master gets a third of
+// the room (keys spread evenly enough over 16384 slots); fences rise per
+// hash tag.
+func TestRedisClusterConformance(t *testing.T) {
+	url, socks := redisCluster(t)
+	var limits kvtest.Config
+	kvtest.Run(t, kvtest.Target{
+		Open: func(t *testing.T, cfg kvtest.Config) (kv.Engine, func() kv.Engine) {
+			limits = kvtest.Config{}
+			for _, s := range socks {
+				l := openRedis(t, s, kvtest.Config{MemoryLimit: cfg.MemoryLimit / 3})
+				limits.MemoryLimit += l.MemoryLimit
+				limits.MaxValueSize = l.MaxValueSize
+			}
+			return newCluster(t, url), func() kv.Engine { return newCluster(t, url) }
+		},
+		TTLResolution: 2 * time.Millisecond,
+		Limits:        func(kvtest.Config) kvtest.Config { return limits },
+		ReclaimExpired: func(t *testing.T) {
+			for _, s := range socks {
+				reclaimRedis(t, s)
+			}
+		},
+		MemorySlack:      3 * (256 << 10),
+		FencesAreKeys:    true,
+		FencesPerHashTag: true,
+	})
+}
+
+// Keys of many hash tags land on all three masters: routing is exercised,
+// not one node serving everything.
+func TestRedisClusterSpreadsKeys(t *testing.T) {
+	url, socks := redisCluster(t)
+	for _, s := range socks {
+		redisCmd(t, s, "FLUSHALL")
+	}
+	e := newCluster(t, url)
+	for i := range 30 {
+		key := fmt.Sprintf("{user%d}:profile", i)
+		if err := e.Set(key, []byte(key), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	total := 0
+	for i, s := range socks {
+		n, _ := strconv.Atoi(redisCmd(t, s, "DBSIZE"))
+		if n == 0 {
+			t.Fatalf("master %d holds none of 30 keys of 30 hash tags", i)
+		}
+		total += n
+	}
+	if total != 30 {
+		t.Fatalf("%d keys over the masters, want 30", total)
+	}
+	for i := range 30 {
+		key := fmt.Sprintf("{user%d}:profile", i)
+		buf := make([]byte, 64)
+		if n, ok, err := e.Get(key, buf); err != nil || !ok || string(buf[:n]) != key {
+			t.Fatalf("Get %s: %q, %v, %v", key, buf[:n], ok, err)
+		}
+	}
+}
+
+// nodeID is a node's cluster id.
+func nodeID(t *testing.T, sock string) string {
+	return redisCmd(t, sock, "CLUSTER", "MYID")
+}
+
+// owner is the index of the socket whose node serves slot.
+func owner(t *testing.T, socks []string, slot int) int {
+	t.Helper()
+	for i, s := range socks {
+		out := redisCmd(t, s, "CLUSTER", "NODES")
+		for _, line := range strings.Split(out, "\n") {
+			if !strings.Contains(line, "myself") {
+				continue
+			}
+			f := strings.Fields(line)
+			for _, r := range f[8:] {
+				lo, hi, found := strings.Cut(r, "-")
+				if !found {
+					hi = lo
+				}
+				l, err1 := strconv.Atoi(lo)
+				h, err2 := strconv.Atoi(hi)
+				if err1 == nil && err2 == nil && l <= slot && slot <= h {
+					return i
+				}
+			}
+		}
+	}
+	t.Fatalf("no node serves slot %d", slot)
+	return -1
+}
+
+// A slot moved to another master while in use (CLUSTER SETSLOT MIGRATING /
+// IMPORTING, MIGRATE, SETSLOT NODE): the engine follows ASK during the
+// move and MOVED after it, without an error, and the lock keeps its owner.
+func TestRedisClusterFollowsReshard(t *testing.T) {
+	url, socks := redisCluster(t)
+	for _, s := range socks {
+		redisCmd(t, s, "FLUSHALL")
+	}
+	e := newCluster(t, url)
+	const lock = "{moving}lock"
+	slot, _ := strconv.Atoi(redisCmd(t, socks[0], "CLUSTER", "KEYSLOT", lock))
+	src := owner(t, socks, slot)
+	dst := (src + 1) % 3
+	srcID, dstID := nodeID(t, socks[src]), nodeID(t, socks[dst])
+	f1, ok, err := e.SetNXFenced(lock, []byte("A"), time.Minute)
+	if err != nil || !ok {
+		t.Fatalf("SetNXFenced: %v, %v", ok, err)
+	}
+	sl := strconv.Itoa(slot)
+	redisCmd(t, socks[dst], "CLUSTER", "SETSLOT", sl, "IMPORTING", srcID)
+	redisCmd(t, socks[src], "CLUSTER", "SETSLOT", sl, "MIGRATING", dstID)
+	// Migrating: a new key of the slot is created on the target (ASK).
+	if ok, err := e.SetNX("{moving}new", []byte("n"), 0); err != nil || !ok {
+		t.Fatalf("SetNX during migration: %v, %v", ok, err)
+	}
+	keys := strings.Split(redisCmd(t, socks[src], "CLUSTER", "GETKEYSINSLOT", sl, "100"), "\n")
+	args := []string{"MIGRATE", "127.0.0.1", strconv.Itoa(clusterOnce.ports[dst]), "", "0", "5000", "KEYS"}
+	redisCmd(t, socks[src], append(args, keys...)...)
+	// Moved but the slot not yet handed over: the source answers ASK.
+	if ttl, err := e.TTLIfEq(lock, []byte("A")); err != nil || ttl <= 0 {
+		t.Fatalf("TTLIfEq after MIGRATE: %v, %v", ttl, err)
+	}
+	for _, s := range socks {
+		redisCmd(t, s, "CLUSTER", "SETSLOT", sl, "NODE", dstID)
+	}
+	if err := waitClusterOK(socks); err != nil {
+		t.Fatal(err)
+	}
+	// Handed over: the old owner answers MOVED, the engine follows.
+	if f, ok, err := e.SetNXFenced(lock, []byte("B"), time.Minute); err != nil || ok || f != 0 {
+		t.Fatalf("SetNXFenced of the held, moved lock: %d, %v, %v", f, ok, err)
+	}
+	if ok, err := e.DelIfEq(lock, []byte("A")); err != nil || !ok {
+		t.Fatalf("DelIfEq of the moved lock: %v, %v", ok, err)
+	}
+	f2, ok, err := e.SetNXFenced(lock, []byte("B"), time.Minute)
+	if err != nil || !ok || f2 <= f1 {
+		t.Fatalf("SetNXFenced after the move: %d (before %d), %v, %v", f2, f1, ok, err)
+	}
+	if got := redisCmd(t, socks[dst], "GET", lock); got != "B" {
+		t.Fatalf("the lock on the new owner: %q", got)
+	}
+}
+
+// Nothing listening: kv.ErrUnavailable, never false from SetNX.
+func TestRedisClusterUnreachable(t *testing.T) {
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newCluster(t, fmt.Sprintf("redis-cluster://127.0.0.1:%d", port))
+	if ok, err := e.SetNX("k", []byte("v"), time.Second); !errors.Is(err, kv.ErrUnavailable) || ok {
+		t.Fatalf("SetNX with no cluster: %v, %v", ok, err)
+	}
+}
+
+// A master whose maxmemory-policy evicts keys is refused, on the cluster
+// and on a single node alike.
+func TestRedisEvictingPolicyRefused(t *testing.T) {
+	url, socks := redisCluster(t)
+	redisCmd(t, socks[1], "CONFIG", "SET", "maxmemory-policy", "allkeys-lru")
+	defer redisCmd(t, socks[1], "CONFIG", "SET", "maxmemory-policy", "noeviction")
+	if _, err := newCluster(t, url).SetNX("k", []byte("v"), time.Second); !errors.Is(err, ErrEvicting) {
+		t.Fatalf("cluster with an allkeys-lru master: %v", err)
+	}
+	sock := redisSocket(t)
+	redisCmd(t, sock, "CONFIG", "SET", "maxmemory-policy", "volatile-ttl")
+	defer redisCmd(t, sock, "CONFIG", "SET", "maxmemory-policy", "noeviction")
+	if _, err := newEngine(t, "unix://"+sock, "", 5*time.Second).SetNX("k", []byte("v"), time.Second); !errors.Is(err, ErrEvicting) {
+		t.Fatalf("single node with volatile-ttl: %v", err)
+	}
+}
+
+// Session data and lock in different slots (session:<id>, session_lock:<id>)
+// and in one (a shared tag): the write lands only while the lock is ours.
+func TestRedisClusterSetIfLocked(t *testing.T) {
+	url, _ := redisCluster(t)
+	e := newCluster(t, url)
+	for _, names := range [][2]string{{"session:abc", "session_lock:abc"}, {"session:{abc}", "session_lock:{abc}"}} {
+		data, lock := names[0], names[1]
+		if sameSlot(data, lock) != strings.Contains(data, "{") {
+			t.Fatalf("slots of %s and %s", data, lock)
+		}
+		e.Del(data)
+		e.Del(lock)
+		if ok, err := e.SetIfLocked(data, []byte("x"), 0, lock, []byte("T"), time.Minute, false); ok || err != nil {
+			t.Fatalf("%s: written without the lock: %v, %v", data, ok, err)
+		}
+		if ok, _, _, err := e.LockAndGet(lock, []byte("T"), time.Minute, data, nil); !ok || err != nil {
+			t.Fatalf("LockAndGet: %v, %v", ok, err)
+		}
+		if ok, err := e.SetIfLocked(data, []byte("y"), 0, lock, []byte("T"), time.Minute, true); !ok || err != nil {
+			t.Fatalf("%s: not written with the lock: %v, %v", data, ok, err)
+		}
+		buf := make([]byte, 8)
+		if n, ok, _ := e.Get(data, buf); !ok || string(buf[:n]) != "y" {
+			t.Fatalf("%s: %q after the write", data, buf[:n])
+		}
+		if ok, _ := e.Exists(lock); ok {
+			t.Fatalf("%s: lock not released", lock)
+		}
+	}
+}
