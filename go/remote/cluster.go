@@ -27,6 +27,14 @@ type Cluster struct {
 	mu     sync.Mutex
 	ready  bool  // the masters were checked (maxmemory-policy, bulk limit)
 	maxVal int64 // the smallest proto-max-bulk-len among the masters
+
+	// A value too large for Get's buffer, kept for the C side's second
+	// call (as Engine does), so the read costs one round trip (and one
+	// hit). Any other command drops it.
+	pendingMu         sync.Mutex
+	pendingKey        string
+	pendingValue      string
+	pendingValueValid bool
 }
 
 var _ kv.Engine = (*Cluster)(nil)
@@ -102,6 +110,9 @@ func (once) NoRetry() bool { return true }
 
 // raw sends one command to its key's slot; the error is go-redis'.
 func (c *Cluster) raw(args ...any) (any, error) {
+	c.pendingMu.Lock()
+	c.pendingKey, c.pendingValue, c.pendingValueValid = "", "", false
+	c.pendingMu.Unlock()
 	cmd := redis.NewCmd(context.Background(), args...)
 	err := c.rdb.Process(context.Background(), once{cmd})
 	return cmd.Val(), err
@@ -268,6 +279,14 @@ func (c *Cluster) Get(key string, dst []byte) (int, bool, error) {
 	if err := kv.CheckKey(key); err != nil {
 		return 0, false, err
 	}
+	c.pendingMu.Lock()
+	if c.pendingValueValid && c.pendingKey == key && len(c.pendingValue) <= len(dst) {
+		v := c.pendingValue
+		c.pendingKey, c.pendingValue, c.pendingValueValid = "", "", false
+		c.pendingMu.Unlock()
+		return copy(dst, v), true, nil
+	}
+	c.pendingMu.Unlock()
 	v, err := c.run("get", key)
 	if errors.Is(err, redis.Nil) {
 		return 0, false, nil
@@ -277,6 +296,9 @@ func (c *Cluster) Get(key string, dst []byte) (int, bool, error) {
 	}
 	s, _ := v.(string)
 	if len(s) > len(dst) {
+		c.pendingMu.Lock()
+		c.pendingKey, c.pendingValue, c.pendingValueValid = strings.Clone(key), s, true
+		c.pendingMu.Unlock()
 		return len(s), true, nil
 	}
 	return copy(dst, s), true, nil

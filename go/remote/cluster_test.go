@@ -152,7 +152,7 @@ func TestRedisClusterConformance(t *testing.T) {
 		Open: func(t *testing.T, cfg kvtest.Config) (kv.Engine, func() kv.Engine) {
 			limits = kvtest.Config{}
 			for _, s := range socks {
-				l := openRedis(t, s, kvtest.Config{MemoryLimit: cfg.MemoryLimit / 3})
+				l := openRedisWarm(t, s, kvtest.Config{MemoryLimit: cfg.MemoryLimit / 3}, servedKey(t, s))
 				limits.MemoryLimit += l.MemoryLimit
 				limits.MaxValueSize = l.MaxValueSize
 			}
@@ -168,6 +168,7 @@ func TestRedisClusterConformance(t *testing.T) {
 		MemorySlack:      3 * (256 << 10),
 		FencesAreKeys:    true,
 		FencesPerHashTag: true,
+		FullPerSlot:      true,
 	})
 }
 
@@ -214,27 +215,44 @@ func nodeID(t *testing.T, sock string) string {
 func owner(t *testing.T, socks []string, slot int) int {
 	t.Helper()
 	for i, s := range socks {
-		out := redisCmd(t, s, "CLUSTER", "NODES")
-		for _, line := range strings.Split(out, "\n") {
-			if !strings.Contains(line, "myself") {
-				continue
-			}
-			f := strings.Fields(line)
-			for _, r := range f[8:] {
-				lo, hi, found := strings.Cut(r, "-")
-				if !found {
-					hi = lo
-				}
-				l, err1 := strconv.Atoi(lo)
-				h, err2 := strconv.Atoi(hi)
-				if err1 == nil && err2 == nil && l <= slot && slot <= h {
-					return i
-				}
-			}
+		if serves(t, s, slot) {
+			return i
 		}
 	}
 	t.Fatalf("no node serves slot %d", slot)
 	return -1
+}
+
+// serves: the node at sock serves slot, by its own slot map.
+func serves(t *testing.T, sock string, slot int) bool {
+	t.Helper()
+	for _, line := range strings.Split(redisCmd(t, sock, "CLUSTER", "NODES"), "\n") {
+		if !strings.Contains(line, "myself") {
+			continue
+		}
+		for _, r := range strings.Fields(line)[8:] {
+			lo, hi, found := strings.Cut(r, "-")
+			if !found {
+				hi = lo
+			}
+			l, err1 := strconv.Atoi(lo)
+			h, err2 := strconv.Atoi(hi)
+			if err1 == nil && err2 == nil && l <= slot && slot <= h {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// servedKey is a key the node at sock serves.
+func servedKey(t *testing.T, sock string) string {
+	t.Helper()
+	for i := 0; ; i++ {
+		if k := fmt.Sprintf("warm-up-%d", i); serves(t, sock, int(slotOf(k))) {
+			return k
+		}
+	}
 }
 
 // A slot moved to another master while in use (CLUSTER SETSLOT MIGRATING /

@@ -182,22 +182,22 @@ func (h *harness) fill(prefix string, ttl time.Duration) (stored map[string]stri
 // false "held"), counts them, and keeps every live entry.
 func checkFull(h *harness) {
 	t := h.t
-	stored, _ := h.fill("fill:", 0)
+	stored, _ := h.fill(h.target.fullName("fill:"), 0)
 	if len(stored) == 0 {
 		t.Fatal("not even one entry fitted")
 	}
 	rejected := h.stats().Rejected
 	one := []byte("x")
 	refusals := map[string]func() error{
-		"Set":   func() error { return h.e.Set("full:00000001", one, 0) },
-		"SetNX": func() error { ok, err := h.e.SetNX("full:00000002", one, 0); return errors.Join(err, falseIsWrong(ok)) },
+		"Set":   func() error { return h.e.Set(h.target.fullName("full:00000001"), one, 0) },
+		"SetNX": func() error { ok, err := h.e.SetNX(h.target.fullName("full:00000002"), one, 0); return errors.Join(err, falseIsWrong(ok)) },
 		"SetNXFenced": func() error {
-			_, ok, err := h.e.SetNXFenced("full:00000003", one, 0)
+			_, ok, err := h.e.SetNXFenced(h.target.fullName("full:00000003"), one, 0)
 			return errors.Join(err, falseIsWrong(ok))
 		},
-		"Incr": func() error { _, err := h.e.Incr("full:00000004", 1, 0); return err },
+		"Incr": func() error { _, err := h.e.Incr(h.target.fullName("full:00000004"), 1, 0); return err },
 		"LockAndGet": func() error {
-			ok, _, _, err := h.e.LockAndGet("full:00000005", one, time.Minute, "fill:00000000", nil)
+			ok, _, _, err := h.e.LockAndGet(h.target.fullName("full:00000005"), one, time.Minute, h.target.fullName("fill:00000000"), nil)
 			return errors.Join(err, falseIsWrong(ok))
 		},
 	}
@@ -227,7 +227,7 @@ func checkFull(h *harness) {
 		}
 		freed += int64(len(stored[keys[0]]))
 	}
-	if err := h.e.Set("full:00000001", one, 0); err != nil {
+	if err := h.e.Set(h.target.fullName("full:00000001"), one, 0); err != nil {
 		t.Fatalf("Set after a Del on a full store: %v", err)
 	}
 }

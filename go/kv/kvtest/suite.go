@@ -63,6 +63,19 @@ type Target struct {
 	// checks that compare fences of several names then give the names one
 	// tag; fences of names in different tags are not comparable.
 	FencesPerHashTag bool
+	// FullPerSlot: the engine is full per node, not as a whole (a Redis
+	// Cluster: a master over its maxmemory refuses writes of its slots
+	// while the others take theirs). The "full" check then names every
+	// key under one hash tag, so one master fills and refuses.
+	FullPerSlot bool
+}
+
+// fullName is name as the "full" check uses it.
+func (t Target) fullName(name string) string {
+	if t.FullPerSlot {
+		return "{full}" + name
+	}
+	return name
 }
 
 // fenceName is name as the fence checks use it: under one hash tag when
