@@ -7,6 +7,7 @@
 #   shm-named  a named segment (ephpm.shm_name), so a child process shares it
 #   server     an ephpm-kv server this script starts on a unix socket
 #   redis      server mode on Debian's redis-server (7), started the same way
+#   redis-cluster  a 3-master Redis Cluster on loopback (build/redis-cluster.sh; not in the default list)
 # Not -n: PHPUnit needs Debian's dom, mbstring and xml extensions from php.ini.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +22,7 @@ server= redis=
 cleanup() {
   [ -z "$server" ] || { kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true; }
   [ -z "$redis" ] || { kill "$redis" 2>/dev/null; wait "$redis" 2>/dev/null || true; }
+  [ ! -f "$work/cluster/pids" ] || xargs -r kill <"$work/cluster/pids" 2>/dev/null || true
   rm -f "/dev/shm/ephpm-phpunit-$$"
   rm -rf "$work"
 }
@@ -46,6 +48,9 @@ for mode in "${modes[@]}"; do
       for _ in $(seq 100); do [ -S "$work/redis.sock" ] && break; sleep 0.05; done
       [ -S "$work/redis.sock" ] || { echo "phpunit $mode: redis-server did not start"; cat "$work/redis.log"; exit 1; }
       args+=(-d "ephpm.server=unix://$work/redis.sock") ;;
+    redis-cluster)
+      mkdir -p "$work/cluster"
+      args+=(-d "ephpm.server=$("$root/build/redis-cluster.sh" "$work/cluster")") ;;
     *) echo "phpunit-modes.sh: unknown mode '$mode'" >&2; exit 2 ;;
   esac
   if out=$(cd "$root" && php "${args[@]}" /usr/bin/phpunit --do-not-cache-result --bootstrap "$bootstrap" "$dir" 2>&1); then
