@@ -368,3 +368,65 @@ func TestRedisClusterSetIfLocked(t *testing.T) {
 		}
 	}
 }
+
+// A node that lost a slot answers CLUSTERDOWN: kv.ErrUnavailable (nothing
+// ran), never false from SetNX; served again, the same call works.
+func TestRedisClusterDownIsUnavailable(t *testing.T) {
+	url, socks := redisCluster(t)
+	e := newCluster(t, url)
+	const key = "{down}lock"
+	if _, err := e.Del(key); err != nil { // routes, learns the slot map
+		t.Fatal(err)
+	}
+	slot := int(slotOf(key))
+	i := owner(t, socks, slot)
+	redisCmd(t, socks[i], "CLUSTER", "DELSLOTS", strconv.Itoa(slot))
+	restored := false
+	restore := func() {
+		if !restored {
+			restored = true
+			redisCmd(t, socks[i], "CLUSTER", "ADDSLOTS", strconv.Itoa(slot))
+			if err := waitClusterOK(socks); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	defer restore()
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		if info := redisCmd(t, socks[i], "CLUSTER", "INFO"); strings.Contains(info, "cluster_state:fail") {
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("the node never said cluster_state:fail")
+		}
+	}
+	ok, err := e.SetNX(key, []byte("v"), time.Minute)
+	if !errors.Is(err, kv.ErrUnavailable) || ok || !strings.Contains(err.Error(), "CLUSTERDOWN") {
+		t.Fatalf("SetNX on a cluster that is down: %v, %v", ok, err)
+	}
+	restore()
+	if ok, err := e.SetNX(key, []byte("v"), time.Minute); err != nil || !ok {
+		t.Fatalf("SetNX once served again: %v, %v", ok, err)
+	}
+}
+
+// Addresses: a list of host:port seeds; anything else is refused.
+func TestNewClusterAddress(t *testing.T) {
+	for _, bad := range []string{"redis-cluster://", "redis-cluster://h", "redis-cluster://127.0.0.1:1,,127.0.0.1:2",
+		"redis-cluster://127.0.0.1:0", "redis-cluster://::1:7000", "redis://127.0.0.1:7000"} {
+		if _, err := NewCluster(bad, "", time.Second, TLSFiles{}); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if _, err := NewCluster("redis-cluster://127.0.0.1:7000", "", time.Second, TLSFiles{CAFile: "/x"}); err == nil {
+		t.Error("TLS settings accepted without rediss-cluster://")
+	}
+	for _, good := range []string{"redis-cluster://127.0.0.1:7000", "redis-cluster://a:1,[::1]:2,b.example:3"} {
+		if _, err := NewCluster(good, "", time.Second, TLSFiles{}); err != nil {
+			t.Errorf("%q: %v", good, err)
+		}
+	}
+	if !IsClusterAddress("rediss-cluster://a:1") || IsClusterAddress("redis://a:1") {
+		t.Error("IsClusterAddress")
+	}
+}
