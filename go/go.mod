@@ -7,10 +7,12 @@ require (
 	github.com/puzpuzpuz/xsync/v4 v4.5.0
 	// The Redis Cluster client only (remote/cluster.go: slot map, MOVED
 	// and ASK); single-node Redis and ephpm-kv servers use remote's own
-	// RESP client. Chosen over rueidis: the client the issue names first,
-	// redis' own, kept up (v9.23, 2026), with a per-command NoRetry hook
-	// that keeps a retried SET NX from reading its own first attempt as
-	// "held"; rueidis always pipelines and retries reads on its own terms.
+	// RESP client. Chosen over rueidis (also kept up, by the same org):
+	// the issue names it first, its Cmder's NoRetry turns off the cluster
+	// client's resend after a network error per command (a resent SET NX
+	// would read its own first attempt as "held"), and it was already in
+	// the module cache; rueidis was not measured. It adds ~4 MB to
+	// libephpm_kv.so (README, Outgrowing one host).
 	github.com/redis/go-redis/v9 v9.23.0
 )
 
@@ -19,3 +21,7 @@ require (
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 )
+
+// porcupine is the linearizability checker of go/lincheck, which only tests
+// import: nothing built into libephpm_kv.so or ephpm-kv links it.
+require github.com/anishathalye/porcupine v1.3.1

@@ -187,7 +187,7 @@ class EphpmAdapter extends AbstractAdapter
     private function prefix(): string
     {
         $gen = ephpm_kv_get($this->base . 'gen') ?? '0';
-        if (\strlen($gen) >= self::GEN_ROOM || !ctype_digit($gen)) {
+        if ($gen === '' || \strlen($gen) >= self::GEN_ROOM || strspn($gen, '0123456789') !== \strlen($gen)) {
             // Overwritten by someone else: refuse (logged by AbstractAdapter) rather than build keys from it.
             throw new CacheException(sprintf('The generation counter "%sgen" holds no count: delete it to reset the pool.', $this->base));
         }
