@@ -189,8 +189,11 @@ func checkFull(h *harness) {
 	rejected := h.stats().Rejected
 	one := []byte("x")
 	refusals := map[string]func() error{
-		"Set":   func() error { return h.e.Set(h.target.fullName("full:00000001"), one, 0) },
-		"SetNX": func() error { ok, err := h.e.SetNX(h.target.fullName("full:00000002"), one, 0); return errors.Join(err, falseIsWrong(ok)) },
+		"Set": func() error { return h.e.Set(h.target.fullName("full:00000001"), one, 0) },
+		"SetNX": func() error {
+			ok, err := h.e.SetNX(h.target.fullName("full:00000002"), one, 0)
+			return errors.Join(err, falseIsWrong(ok))
+		},
 		"SetNXFenced": func() error {
 			_, ok, err := h.e.SetNXFenced(h.target.fullName("full:00000003"), one, 0)
 			return errors.Join(err, falseIsWrong(ok))
