@@ -81,6 +81,9 @@ func NewCluster(url, password string, timeout time.Duration, tlsFiles TLSFiles) 
 		Protocol:        2,
 		DisableIdentity: true,
 		PoolSize:        4, // one PHP thread at a time per process
+		// One dial per call: five (the default), each up to timeout,
+		// would hold a PHP request five times as long on a dead node.
+		DialerRetries: 1,
 	}
 	switch {
 	case useTLS:
@@ -97,6 +100,14 @@ func NewCluster(url, password string, timeout time.Duration, tlsFiles TLSFiles) 
 	c.msgs.isRedis.Store(true)
 	return c, nil
 }
+
+// go-redis logs dial failures to stderr, which in PHP is the page or the
+// CLI's output; the caller gets each failure as an error instead.
+func init() { redis.SetLogger(quiet{}) }
+
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
 
 // Close drops every connection.
 func (c *Cluster) Close() error { return c.rdb.Close() }

@@ -81,6 +81,7 @@ func (e *Engine) learnRedis() error {
 		return nil
 	}, true)
 	if err == nil && evicts(policy) {
+		e.isRedis.Store(true) // for kind(): no ephpm-kv server has a policy
 		return fmt.Errorf("%w: the %s at %s has maxmemory-policy %s, which may evict a live lock (granted twice then); set it to noeviction",
 			ErrEvicting, e.kind(), e.addr, policy)
 	}
