@@ -430,3 +430,62 @@ func TestNewClusterAddress(t *testing.T) {
 		t.Error("IsClusterAddress")
 	}
 }
+
+// rediss-cluster://: a 3-master cluster that speaks only TLS (clients and
+// its bus), verified against the test's CA; the wrong CA is unavailable.
+func TestRedisClusterTLS(t *testing.T) {
+	certs := makeCerts(t)
+	bin, err := exec.LookPath("redis-server")
+	cli, err2 := exec.LookPath("redis-cli")
+	if err != nil || err2 != nil {
+		t.Skip("redis-server or redis-cli is not installed: the Redis Cluster backend is untested here")
+	}
+	var addrs, socks []string
+	for i := range 3 {
+		port, err := freePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		sock := filepath.Join(dir, "admin.sock")
+		cmd, err := startRedis(bin, dir, "--port", "0", "--unixsocket", sock, "--tls-port", strconv.Itoa(port),
+			"--bind", "127.0.0.1", "--tls-cert-file", certs["server.crt"], "--tls-key-file", certs["server.key"],
+			"--tls-ca-cert-file", certs["ca"], "--tls-auth-clients", "no", "--tls-cluster", "yes",
+			"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(dir, "nodes.conf"))
+		if err != nil {
+			t.Fatal(i, err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		addrs, socks = append(addrs, fmt.Sprintf("127.0.0.1:%d", port)), append(socks, sock)
+	}
+	args := append([]string{"--tls", "--cacert", certs["ca"], "--cluster", "create"}, addrs...)
+	if out, err := exec.Command(cli, append(args, "--cluster-replicas", "0", "--cluster-yes")...).CombinedOutput(); err != nil {
+		t.Fatalf("redis-cli --cluster create over TLS: %v\n%s", err, out)
+	}
+	if err := waitClusterOK(socks); err != nil {
+		t.Fatal(err)
+	}
+	url := "rediss-cluster://" + strings.Join(addrs, ",")
+	e, err := NewCluster(url, "", 5*time.Second, TLSFiles{CAFile: certs["ca"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for i := range 10 {
+		key := fmt.Sprintf("{tls%d}lock", i)
+		if f, ok, err := e.SetNXFenced(key, []byte("A"), time.Minute); err != nil || !ok || f <= 0 {
+			t.Fatalf("SetNXFenced %s over TLS: %d, %v, %v", key, f, ok, err)
+		}
+		if ok, err := e.DelIfEq(key, []byte("A")); err != nil || !ok {
+			t.Fatalf("DelIfEq %s over TLS: %v, %v", key, ok, err)
+		}
+	}
+	wrong, err := NewCluster(url, "", 5*time.Second, TLSFiles{CAFile: certs["other-ca"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wrong.Close()
+	if ok, err := wrong.SetNX("k", []byte("v"), time.Minute); !errors.Is(err, kv.ErrUnavailable) || ok {
+		t.Fatalf("SetNX against a cluster whose certificate the CA did not sign: %v, %v", ok, err)
+	}
+}
