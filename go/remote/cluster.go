@@ -87,8 +87,10 @@ func NewCluster(url, password string, timeout time.Duration, tlsFiles TLSFiles) 
 	}
 	switch {
 	case useTLS:
-		host := seeds[0][:strings.LastIndexByte(seeds[0], ':')]
-		cfg, err := tlsConfig(tlsFiles, strings.Trim(host, "[]"))
+		// No server name: each node is checked against the host it is
+		// dialed at (tls.DialWithDialer), seeds and the addresses the
+		// cluster announces alike, unless ephpm.server_tls_server_name.
+		cfg, err := tlsConfig(tlsFiles, "")
 		if err != nil {
 			return nil, fmt.Errorf("ephpm.server %q: %w", url, err)
 		}
