@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -487,5 +488,58 @@ func TestRedisClusterTLS(t *testing.T) {
 	defer wrong.Close()
 	if ok, err := wrong.SetNX("k", []byte("v"), time.Minute); !errors.Is(err, kv.ErrUnavailable) || ok {
 		t.Fatalf("SetNX against a cluster whose certificate the CA did not sign: %v, %v", ok, err)
+	}
+}
+
+// A SET NX that timed out (its node SIGSTOPped) is not sent again: the
+// node, resumed, ran it once, and the caller got kv.ErrUnavailable (it may
+// have happened: it did), not a "held" from its own second attempt.
+func TestRedisClusterSendsOnce(t *testing.T) {
+	url, socks := redisCluster(t)
+	c, err := NewCluster(url, "", 300*time.Millisecond, TLSFiles{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const key = "{once}lock"
+	// Several pooled connections to the node (concurrent calls), so a
+	// resend would not need a new one (whose own setup would time out
+	// first and hide it).
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 20 {
+				c.Exists(key)
+			}
+		})
+	}
+	wg.Wait()
+	i := owner(t, socks, int(slotOf(key)))
+	redisCmd(t, socks[i], "CONFIG", "RESETSTAT")
+	pid := clusterOnce.cmds[i].Process.Pid
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	defer func() {
+		if !resumed {
+			syscall.Kill(pid, syscall.SIGCONT)
+		}
+	}()
+	ok, err := c.SetNX(key, []byte("v"), time.Minute)
+	syscall.Kill(pid, syscall.SIGCONT)
+	resumed = true
+	if !errors.Is(err, kv.ErrUnavailable) || ok {
+		t.Fatalf("SetNX on a stopped node: %v, %v", ok, err)
+	}
+	var calls int
+	for start := time.Now(); time.Since(start) < time.Second; time.Sleep(50 * time.Millisecond) {
+		calls = commandStats(t, socks[i])["set"]
+	}
+	if calls != 1 {
+		t.Fatalf("the stopped node ran SET %d times, want once", calls)
+	}
+	if got := redisCmd(t, socks[i], "GET", key); got != "v" {
+		t.Fatalf("the lock after the timed-out SetNX: %q", got)
 	}
 }
