@@ -543,3 +543,30 @@ func TestRedisClusterSendsOnce(t *testing.T) {
 		t.Fatalf("the lock after the timed-out SetNX: %q", got)
 	}
 }
+
+// A Redis that does not allow CONFIG (renamed away, as managed services
+// do) cannot say its policy: it is used as it is, not refused.
+func TestRedisWithoutConfigAllowed(t *testing.T) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not installed")
+	}
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "r.sock")
+	cmd, err := startRedis(bin, dir, "--port", "0", "--unixsocket", sock,
+		"--maxmemory-policy", "allkeys-lru", "--rename-command", "CONFIG", "HIDDEN-CONFIG")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if _, err := redisTry(sock, "CONFIG", "GET", "maxmemory-policy"); err == nil {
+		t.Fatal("CONFIG still answers")
+	}
+	if p := redisCmd(t, sock, "HIDDEN-CONFIG", "GET", "maxmemory-policy"); p != "maxmemory-policy\nallkeys-lru" {
+		t.Fatalf("policy %q", p)
+	}
+	e := newEngine(t, "unix://"+sock, "", 5*time.Second)
+	if ok, err := e.SetNX("k", []byte("v"), time.Minute); err != nil || !ok {
+		t.Fatalf("SetNX on a Redis without CONFIG: %v, %v", ok, err)
+	}
+}
