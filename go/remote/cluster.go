@@ -589,14 +589,14 @@ func (c *Cluster) SetIfLocked(key string, value []byte, ttl time.Duration, lock 
 	return true, nil
 }
 
-// Flush implements kv.Engine: FLUSHALL on every master, one after another
-// (not one atomic step across the cluster).
+// Flush implements kv.Engine: FLUSHDB on every master (a cluster has only
+// database 0), one after another: not one atomic step across the cluster.
 func (c *Cluster) Flush() error {
 	if err := c.check(); err != nil {
 		return err
 	}
 	err := c.rdb.ForEachMaster(context.Background(), func(ctx context.Context, n *redis.Client) error {
-		return n.FlushAll(ctx).Err()
+		return n.FlushDB(ctx).Err()
 	})
 	if err != nil {
 		return c.classify(err)

@@ -26,15 +26,14 @@ const (
 // dialect is what the server at the other end of one connection offers.
 type dialect struct {
 	kind dialectKind
-	// Native compare-and-delete and compare-and-set, used instead of a
-	// script when present: DELIFEQ key value (Valkey 9), DELEX key IFEQ
-	// value (Redis 8.4). Both servers also have SET ... IFEQ (Valkey from
-	// 8.1), so either one stands for it too.
+	// Native compare-and-delete, used instead of a script when present:
+	// DELIFEQ key value (Valkey 9), DELEX key IFEQ value (Redis 8.4).
+	// (Their SET ... IFEQ is not used for ExpireIfEq: a SET is refused
+	// over maxmemory, the script's PEXPIRE is not.)
 	delIfEq, delEx bool
 }
 
-func (d dialect) redis() bool   { return d.kind == dialectRedis }
-func (d dialect) setIfEq() bool { return d.delIfEq || d.delEx }
+func (d dialect) redis() bool { return d.kind == dialectRedis }
 
 // defaultMaxBulk is Redis's proto-max-bulk-len when CONFIG GET is not
 // allowed (a managed Redis often renames CONFIG).

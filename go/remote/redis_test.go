@@ -460,3 +460,25 @@ func TestRedisReplicaIsUnavailable(t *testing.T) {
 		t.Fatalf("a read on the replica: %v, %v", found, err)
 	}
 }
+
+// Flush empties the database the engine uses, never the other databases of a
+// Redis that other software shares (FLUSHALL would).
+func TestRedisFlushKeepsOtherDatabases(t *testing.T) {
+	sock := redisSocket(t)
+	openRedis(t, sock, kvtest.DefaultConfig)
+	redisCmd(t, sock, "SET", "other-app", "v")
+	redisCmd(t, sock, "MOVE", "other-app", "1")
+	e := newEngine(t, "unix://"+sock, "", 5*time.Second)
+	if err := e.Set("mine", []byte("v"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := e.Exists("mine"); err != nil || ok {
+		t.Fatalf("Exists(mine) after Flush = %v, %v; want false", ok, err)
+	}
+	if info := redisCmd(t, sock, "INFO", "keyspace"); !strings.Contains(info, "db1:keys=1") {
+		t.Fatalf("Flush emptied another database: INFO keyspace = %q", info)
+	}
+}

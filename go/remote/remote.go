@@ -233,10 +233,12 @@ func keepsConnection(err error) bool {
 // notServing: a Valkey or Redis that cannot take the command now: a
 // replica (READONLY: a failover demoted it, or the address names one),
 // one still loading its data, one whose replica lost its master, one
-// busy with a long script. Nothing ran. Unavailable, and the connection
-// is dropped, so the next call dials again (and may reach the new master).
+// busy with a long script, a master cut off from the replicas it must
+// write to (min-replicas-to-write: NOREPLICAS). Nothing ran. Unavailable,
+// and the connection is dropped, so the next call dials again (and may
+// reach the new master).
 func notServing(msg string) bool {
-	for _, p := range []string{"READONLY", "LOADING", "MASTERDOWN", "BUSY"} {
+	for _, p := range []string{"READONLY", "LOADING", "MASTERDOWN", "BUSY", "NOREPLICAS"} {
 		if strings.HasPrefix(msg, p+" ") {
 			return true
 		}
@@ -276,11 +278,18 @@ func (e *Engine) classifyReply(msg string) error {
 		return fmt.Errorf("%w for the %s at %s, which refused it: %s", kv.ErrValueTooLarge, e.kind(), e.addr, strings.TrimPrefix(msg, "ERR "))
 	case notServing(msg):
 		return fmt.Errorf("%w: the %s at %s cannot take the command now (nothing ran): %s", kv.ErrUnavailable, e.kind(), e.addr, msg)
+	case strings.HasPrefix(msg, "WRONGTYPE"):
+		return fmt.Errorf("%w: the %s at %s holds a value of another Redis type (a hash, a list...) at that key, not a string: %s", errWrongType, e.kind(), e.addr, msg)
 	case strings.HasPrefix(msg, "NOAUTH"), strings.HasPrefix(msg, "WRONGPASS"):
 		return fmt.Errorf("%w: the %s at %s refused the password (set ephpm.server_password): %s", kv.ErrUnavailable, e.kind(), e.addr, msg)
 	}
 	return fmt.Errorf("%s at %s: %s", e.kind(), e.addr, msg)
 }
+
+// errWrongType: a Valkey or Redis key of another type than a string,
+// which another client wrote. Incr reports it as kv.ErrNotInteger, as the
+// in-process store does for any value that is not an integer.
+var errWrongType = errors.New("wrong type")
 
 // storeError words an engine error the server reported.
 func (e *Engine) storeError(kind error, detail, reply string) error {
@@ -685,43 +694,24 @@ func (e *Engine) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, 
 	}
 	var ok bool
 	err = e.do(func(c *client) {
-		switch d := c.dialect; {
-		case !d.redis():
+		// Always the script on a Valkey or Redis, even one with SET ...
+		// IFEQ: a SET is refused over maxmemory (denyoom), PEXPIRE is
+		// not, and a holder that cannot renew at a full server loses
+		// its lock.
+		if c.dialect.redis() {
+			c.evalsha(scriptExpireIfEq, 1, 2)
+		} else {
 			c.command(4)
 			c.arg("EPHPM.PEXPIREIFEQ")
-		case d.setIfEq():
-			// SET key token IFEQ token [PX ms]: the same value again,
-			// with the new TTL (none without PX).
-			n := 5
-			if px > 0 {
-				n += 2
-			}
-			c.command(n)
-			c.arg("SET")
-			c.arg(key)
-			c.argBytes(token)
-			c.arg("IFEQ")
-			c.argBytes(token)
-			if px > 0 {
-				c.arg("PX")
-				c.argInt(px)
-			}
-			return
-		default:
-			c.evalsha(scriptExpireIfEq, 1, 2)
 		}
 		c.arg(key)
 		c.argBytes(token)
 		c.argInt(px)
 	}, func(_ int, r *reply, _ *client) error {
-		switch {
-		case r.kind == ':':
-			ok = r.n == 1
-		case r.kind == '+':
-			ok = true
-		case !r.isNil():
+		if r.kind != ':' {
 			return errUnexpected(r)
 		}
+		ok = r.n == 1
 		return nil
 	})
 	return ok, err
@@ -730,10 +720,15 @@ func (e *Engine) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, 
 // ttlReply turns -2/-1/n-units into a TTL. An n too large for a Duration
 // (a server that kept a TTL past kv.MaxTTL, such as one from before the
 // maximum) saturates: wrapped, a live key's TTL would read as negative.
+// 0 (a live key in its last unit: Redis's PTTL truncates, the ephpm-kv
+// server's rounds) is one unit: a live key's TTL is positive, as in
+// process, never the 0 that as a TTL means "no expiry".
 func ttlReply(n int64, unit time.Duration) time.Duration {
 	switch {
 	case n < 0:
 		return time.Duration(n) // kv.TTLMissing / kv.TTLPersistent
+	case n == 0:
+		return unit
 	case n > math.MaxInt64/int64(unit):
 		return math.MaxInt64
 	}
@@ -807,6 +802,9 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 		n, err = intOrBulk(r)
 		return err
 	})
+	if errors.Is(err, errWrongType) {
+		return 0, fmt.Errorf("%w: %v", kv.ErrNotInteger, err)
+	}
 	return n, err
 }
 
@@ -839,6 +837,10 @@ func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64
 		fence, err = intOrBulk(r)
 		return err
 	})
+	if errors.Is(err, kv.ErrNotInteger) && e.isRedis.Load() {
+		return 0, false, fmt.Errorf("%w: the fence counter %s on the %s at %s is not a decimal integer below 2^53-1 (another client wrote it; delete it to restart fences from the server's clock)",
+			kv.ErrNotInteger, fenceCounterKey, e.kind(), e.addr)
+	}
 	if err != nil {
 		return 0, false, err
 	}
@@ -863,14 +865,15 @@ func (e *Engine) Fence(resource string, fence int64) (bool, error) {
 	})
 }
 
-// Flush implements kv.Engine.
+// Flush implements kv.Engine. FLUSHDB, not FLUSHALL: a Redis may hold other
+// software's data in its other databases.
 func (e *Engine) Flush() error {
 	ok, err := e.okCmd(func(c *client) {
 		c.command(1)
-		c.arg("FLUSHALL")
+		c.arg("FLUSHDB")
 	})
 	if err == nil && !ok {
-		return e.classify(errProtocolReply{"nil reply to FLUSHALL"})
+		return e.classify(errProtocolReply{"nil reply to FLUSHDB"})
 	}
 	return err
 }
@@ -918,8 +921,8 @@ func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, ke
 		return false, 0, false, err
 	}
 	var (
-		acquired, found bool
-		n               int
+		acquired, found, held bool
+		n                     int
 	)
 	err = e.roundTrip(func(c *client) {
 		setCmd(c, lock, token, true, px)
@@ -931,6 +934,7 @@ func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, ke
 			if acquired = r.kind == '+'; !acquired && !r.isNil() {
 				return errUnexpected(r)
 			}
+			held = !acquired
 			return nil
 		}
 		if !acquired {
@@ -939,6 +943,17 @@ func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, ke
 		n, found, err = e.getReply(r, key, dst)
 		return err
 	})
+	if err != nil && acquired && !errors.Is(err, kv.ErrUnavailable) {
+		// The lock was taken but the read refused (a Redis key of
+		// another type): given back, not left to block the next
+		// request for its TTL. Not after a timeout: nothing answers.
+		e.DelIfEq(lock, token)
+	}
+	if err != nil && held && !errors.Is(err, kv.ErrUnavailable) {
+		// Held by someone else: the GET's reply is dropped unread, so
+		// its refusal too (a Redis key of another type).
+		return false, 0, false, nil
+	}
 	if err != nil {
 		return false, 0, false, err
 	}
@@ -967,8 +982,9 @@ func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock s
 	if never, err := e.neverMatches(lock, token); never || err != nil {
 		return false, err
 	}
-	var written bool
+	var written, unknown bool
 	err = e.do(func(c *client) {
+		unknown = c.dialect.kind == dialectUnknown
 		if c.dialect.redis() {
 			// One script: check, write, then renew or release.
 			c.evalsha(scriptSetIfLocked, 2, 5)
@@ -993,17 +1009,29 @@ func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock s
 		c.arg(lock)
 		c.argBytes(token)
 		c.argInt(lockPX)
-		if release {
+		// Not to a server not known to be an ephpm-kv server: a Valkey 9
+		// would run the DELIFEQ after refusing EPHPM.SETIFLOCKED, releasing
+		// the lock without the write.
+		if release && !unknown {
 			tokenCmd("DELIFEQ", lock, token)(c)
 		}
-	}, func(i int, r *reply, _ *client) error {
+	}, func(i int, r *reply, c *client) error {
 		if r.kind != ':' {
 			return errUnexpected(r)
 		}
 		if i == 0 {
 			written = r.n == 1
+			if unknown {
+				c.dialect.kind = dialectEphpm // it ran EPHPM.SETIFLOCKED
+			}
 		}
 		return nil
 	})
+	if err == nil && written && release && unknown {
+		// An ephpm-kv server wrote (a Valkey or Redis would have been
+		// sent the script): release now, after the write, one round
+		// trip more, on a connection's first use only.
+		_, err = e.DelIfEq(lock, token)
+	}
 	return written, err
 }

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -46,7 +47,13 @@ func (c *client) stale() bool {
 	if c.r != c.w {
 		return true
 	}
-	bc, ok := c.nc.(*blockingConn)
+	nc := c.nc
+	if tc, ok := nc.(*tls.Conn); ok {
+		// The socket under TLS: a restarted server's FIN (or a parting
+		// alert) shows there as on a plain one.
+		nc = tc.NetConn()
+	}
+	bc, ok := nc.(*blockingConn)
 	return ok && bc.closedByPeer()
 }
 

@@ -109,13 +109,19 @@ return redis.call('GET', KEYS[1])`)
 	// fences keep rising when the counter is lost (FLUSHALL, a replica
 	// promoted before it had the last increments) unless more than a
 	// million were issued a second or the clock stepped back. The
-	// counter stays below 2^53, exact in a double, for centuries.
+	// counter stays below 2^53, exact in a double, for centuries; one
+	// that another client wrote out of that range (or not as digits) is
+	// refused before the lock is touched: its next value would not rise
+	// or not parse, after the lock was taken.
 	scriptSetNXFenced = newScript(luaSet + `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local last = tonumber(redis.call('GET', KEYS[2]) or '0')
-if last == nil then return redis.error_reply('ERR the fence counter ' .. KEYS[2] .. ' is not a number') end
+local c = redis.call('GET', KEYS[2]) or '0'
+if not string.find(c, '^%d+$') or #c > 16 or tonumber(c) >= 9007199254740991 then
+  return redis.error_reply('ERR value is not an integer or out of range')
+end
+local last = tonumber(c)
 local f = string.format('%.0f', math.max(last + 1, now))
 redis.call('SET', KEYS[2], f)
 set(KEYS[1], ARGV[1], ARGV[2])

@@ -179,12 +179,28 @@ func (h *harness) fill(prefix string, ttl time.Duration) (stored map[string]stri
 }
 
 // A full store refuses writes with kv.ErrFull (setnx included: never a
-// false "held"), counts them, and keeps every live entry.
+// false "held"), counts them, and keeps every live entry. A lock taken
+// before it filled can still be renewed, checked and released: those
+// need no room, and a holder that cannot renew loses its lock.
 func checkFull(h *harness) {
 	t := h.t
+	holder := []byte("holder")
+	lock := h.target.fullName("full:lock")
+	if ok, err := h.e.SetNX(lock, holder, time.Minute); !ok || err != nil {
+		t.Fatalf("SetNX: %v, %v", ok, err)
+	}
 	stored, _ := h.fill(h.target.fullName("fill:"), 0)
 	if len(stored) == 0 {
 		t.Fatal("not even one entry fitted")
+	}
+	if ok, err := h.e.ExpireIfEq(lock, holder, 2*time.Minute); !ok || err != nil {
+		t.Errorf("ExpireIfEq of a held lock on a full store: %v, %v", ok, err)
+	}
+	if ttl, err := h.e.TTLIfEq(lock, holder); ttl <= time.Minute || err != nil {
+		t.Errorf("TTLIfEq of a held lock on a full store: %v, %v", ttl, err)
+	}
+	if ok, err := h.e.Expire(lock, 0); !ok || err != nil {
+		t.Errorf("Expire to none on a full store: %v, %v", ok, err)
 	}
 	rejected := h.stats().Rejected
 	one := []byte("x")
@@ -211,6 +227,9 @@ func checkFull(h *harness) {
 	}
 	if got := h.stats().Rejected - rejected; got != int64(len(refusals)) {
 		t.Errorf("Stats.Rejected moved by %d for %d refused writes", got, len(refusals))
+	}
+	if ok, err := h.e.DelIfEq(lock, holder); !ok || err != nil {
+		t.Errorf("DelIfEq of a held lock on a full store (after the refusals: it makes room): %v, %v", ok, err)
 	}
 	for key, want := range stored {
 		if got, ok := h.get(key); !ok || got != want {
