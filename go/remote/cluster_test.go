@@ -570,3 +570,25 @@ func TestRedisWithoutConfigAllowed(t *testing.T) {
 		t.Fatalf("SetNX on a Redis without CONFIG: %v, %v", ok, err)
 	}
 }
+
+// A lock name with a '}' and no hash tag cannot share its fence counter's
+// slot: refused (ErrNoSlot), nothing taken; a plain SetNX of it works.
+func TestRedisClusterFenceNameWithoutSlot(t *testing.T) {
+	url, _ := redisCluster(t)
+	e := newCluster(t, url)
+	for _, name := range []string{"a}b", "x{}y"} {
+		e.Del(name)
+		if f, ok, err := e.SetNXFenced(name, []byte("A"), time.Minute); !errors.Is(err, ErrNoSlot) || ok || f != 0 {
+			t.Fatalf("SetNXFenced %q: %d, %v, %v", name, f, ok, err)
+		}
+		if found, _ := e.Exists(name); found {
+			t.Fatalf("%q taken by a refused SetNXFenced", name)
+		}
+		if ok, err := e.SetNX(name, []byte("A"), time.Minute); !ok || err != nil {
+			t.Fatalf("SetNX %q: %v, %v", name, ok, err)
+		}
+	}
+	if f, ok, err := e.SetNXFenced("{t}a}b", []byte("A"), time.Minute); err != nil || !ok || f <= 0 {
+		t.Fatalf("SetNXFenced with a tag and a '}': %d, %v, %v", f, ok, err)
+	}
+}
