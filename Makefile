@@ -82,7 +82,7 @@ test-abi: $(LIB) $(ABI_TEST)
 # (build/phpt.sh: own log and summary each,
 # php-tests/mode.inc tells a test its mode); every mode runs even after a
 # failure, and any failure fails the target.
-PHPT_MODES ?= map shm server redis
+PHPT_MODES ?= map shm server redis redis-cluster
 
 test-php: all
 	@build/deps.sh redis
@@ -109,7 +109,7 @@ test-interop: all
 	php-tests/interop/run.sh
 
 # The framework bridges (php/): each suite's PHPUnit tests once per engine
-# (map, shm, a named segment, server, server mode on a Redis), on Debian's framework packages.
+# (map, shm, a named segment, server, server mode on a Redis and on a Redis Cluster), on Debian's framework packages.
 test-bridges: all
 	@build/deps.sh bridges redis
 	build/phpunit-modes.sh php/tests/Psr/bootstrap.php php/tests/Psr

@@ -11,7 +11,7 @@ for extra in "$@"; do
       php8.2-memcached memcached libfcgi-bin) ;;
     valgrind) need+=(valgrind) ;;
     server-tests) need+=(php8.2-fpm libfcgi-bin php8.2-redis redis-tools) ;;
-    redis) need+=(redis-server) ;; # the Redis backend's tests (Go, phpt) against Debian's Redis 7
+    redis) need+=(redis-server redis-tools) ;; # the Redis backend's tests (Go, phpt) against Debian's Redis 7; redis-cli builds the Redis Cluster
     # the framework bridges' PHPUnit suites (php/tests/), on Debian's framework packages
     bridges) need+=(phpunit php-symfony-lock php-symfony-cache php-laravel-framework wordpress php-psr-simple-cache) ;;
     # composer validate; systemd-analyze, systemd-sysusers and setpriv for the

@@ -17,7 +17,17 @@ import (
 // speak RESP (remote learns which answers); unix://, tcp://, redis:// and
 // rediss:// go there. Anything it refuses is a configuration error.
 func serverEngine(url, password string, timeout time.Duration, tls remote.TLSFiles) (kv.Engine, error) {
-	e, err := remote.New(url, password, timeout, remote.RawSyscalls(), remote.WithTLS(tls))
+	var (
+		e   kv.Engine
+		err error
+	)
+	switch {
+	case remote.IsClusterAddress(url):
+		// A Redis Cluster: redis-cluster://h1:p1,h2:p2 (rediss-cluster://).
+		e, err = remote.NewCluster(url, password, timeout, tls)
+	default:
+		e, err = remote.New(url, password, timeout, remote.RawSyscalls(), remote.WithTLS(tls))
+	}
 	if err != nil {
 		return nil, configError{err}
 	}

@@ -58,6 +58,33 @@ type Target struct {
 	// resource's fence record as keys of its own keyspace (a Redis, under
 	// an "ephpm:" prefix), so they count in Stats.Keys.
 	FencesAreKeys bool
+	// FencesPerHashTag: fences rise per Redis Cluster hash tag only (the
+	// counter must share its lock's slot), not across every lock name. The
+	// checks that compare fences of several names then give the names one
+	// tag; fences of names in different tags are not comparable.
+	FencesPerHashTag bool
+	// FullPerSlot: the engine is full per node, not as a whole (a Redis
+	// Cluster: a master over its maxmemory refuses writes of its slots
+	// while the others take theirs). The "full" check then names every
+	// key under one hash tag, so one master fills and refuses.
+	FullPerSlot bool
+}
+
+// fullName is name as the "full" check uses it.
+func (t Target) fullName(name string) string {
+	if t.FullPerSlot {
+		return "{full}" + name
+	}
+	return name
+}
+
+// fenceName is name as the fence checks use it: under one hash tag when
+// fences rise per tag only.
+func (t Target) fenceName(name string) string {
+	if t.FencesPerHashTag {
+		return "{fences}" + name
+	}
+	return name
 }
 
 // Run runs every semantic check on engines from target. Each subtest opens
