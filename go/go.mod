@@ -6,7 +6,7 @@ require (
 	github.com/klauspost/compress v1.20.4
 	github.com/puzpuzpuz/xsync/v4 v4.5.0
 	go.etcd.io/etcd/api/v3 v3.5.35
-	// v3.5: the newest client line that speaks to etcd 3.4 servers (Debian 12 ships 3.4.23): see go/etcdkv/README.md.
+	// v3.5: Debian 12's etcd-server is 3.4.23; the 3.5 client line is the one etcd supports against 3.4 servers (one minor ahead), and the one the tests run on (go/etcdkv/README.md).
 	go.etcd.io/etcd/client/v3 v3.5.35
 	go.uber.org/zap v1.17.0
 )

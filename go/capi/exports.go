@@ -6,9 +6,11 @@ package main
 import "C"
 
 import (
+	"strings"
 	"time"
 	"unsafe"
 
+	"github.com/ephpm/ephpm-kv/etcdkv"
 	"github.com/ephpm/ephpm-kv/kv"
 	"github.com/ephpm/ephpm-kv/remote"
 	"github.com/ephpm/ephpm-kv/shm"
@@ -53,7 +55,15 @@ func ephpmKvConfigure(cfg *C.ephpm_kv_config, cerr *C.ephpm_kv_error) (rc C.int)
 func ephpmKvConfigureServer(url *C.char, urlLen C.size_t, password *C.char, passwordLen C.size_t, timeout C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	err := startWith(func() (kv.Engine, error) {
-		e, err := remote.New(C.GoStringN(url, C.int(urlLen)), C.GoStringN(password, C.int(passwordLen)), time.Duration(timeout), remote.RawSyscalls())
+		u, pw := C.GoStringN(url, C.int(urlLen)), C.GoStringN(password, C.int(passwordLen))
+		var e kv.Engine
+		var err error
+		switch {
+		case strings.HasPrefix(u, "etcd://"):
+			e, err = etcdkv.NewFromURL(u, pw, time.Duration(timeout))
+		default:
+			e, err = remote.New(u, pw, time.Duration(timeout), remote.RawSyscalls())
+		}
 		if err != nil {
 			return nil, configError{err}
 		}

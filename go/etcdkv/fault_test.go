@@ -108,7 +108,10 @@ func TestNoQuorumIsUnavailable(t *testing.T) {
 	defer resume()
 	ops := map[string]func() error{
 		"SetNX no ttl": func() error { ok, err := e.SetNX("lock", []byte("A"), 0); return errors.Join(err, trueIsWrong(ok)) },
-		"SetNX ttl":    func() error { ok, err := e.SetNX("lock", []byte("A"), 5*time.Second); return errors.Join(err, trueIsWrong(ok)) },
+		"SetNX ttl": func() error {
+			ok, err := e.SetNX("lock", []byte("A"), 5*time.Second)
+			return errors.Join(err, trueIsWrong(ok))
+		},
 		"SetNX held": func() error {
 			ok, err := e.SetNX("held", []byte("A"), 0)
 			if err == nil && !ok {
@@ -116,11 +119,14 @@ func TestNoQuorumIsUnavailable(t *testing.T) {
 			}
 			return err
 		},
-		"SetNXFenced": func() error { _, ok, err := e.SetNXFenced("lock", []byte("A"), 0); return errors.Join(err, trueIsWrong(ok)) },
-		"DelIfEq":     func() error { _, err := e.DelIfEq("held", []byte("x")); return err },
-		"ExpireIfEq":  func() error { _, err := e.ExpireIfEq("held", []byte("x"), time.Minute); return err },
-		"Get":         func() error { _, _, err := e.Get("held", nil); return err },
-		"Fence":       func() error { _, err := e.Fence("db", 1); return err },
+		"SetNXFenced": func() error {
+			_, ok, err := e.SetNXFenced("lock", []byte("A"), 0)
+			return errors.Join(err, trueIsWrong(ok))
+		},
+		"DelIfEq":    func() error { _, err := e.DelIfEq("held", []byte("x")); return err },
+		"ExpireIfEq": func() error { _, err := e.ExpireIfEq("held", []byte("x"), time.Minute); return err },
+		"Get":        func() error { _, _, err := e.Get("held", nil); return err },
+		"Fence":      func() error { _, err := e.Fence("db", 1); return err },
 	}
 	for name, op := range ops {
 		start := time.Now()
