@@ -13,9 +13,9 @@ import (
 )
 
 // ownCluster is a cluster for one test that stops or kills members.
-func ownCluster(t *testing.T, offset int) *cluster {
+func ownCluster(t *testing.T, offset int, env ...string) *cluster {
 	t.Helper()
-	c, err := startCluster(portBase() + offset)
+	c, err := startCluster(portBase()+offset, env...)
 	if err != nil {
 		t.Fatal(err)
 	}
