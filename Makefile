@@ -15,7 +15,7 @@ GO_SRC    := $(shell find go -name '*.go' -o -name '*.h' -o -name '*.c' -o -name
 EXT_SRC   := config.m4 $(wildcard ext/*.c ext/*.h) go/capi/ephpm_kv_ops.h
 ABI_TEST  := $(BUILD)/out/abi_stress
 
-.PHONY: all deps demo test test-go test-storm test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-stubs test-valgrind bench bench-sessions bench-idle stubs clean
+.PHONY: all deps demo test test-go test-storm test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-stubs test-package test-packaging test-valgrind bench bench-sessions bench-idle stubs clean
 
 all: deps $(LIB) $(EXT) $(SERVER)
 
@@ -40,7 +40,7 @@ demo: all
 	@echo
 	examples/server_demo.sh
 
-test: all test-stubs test-go test-storm test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-valgrind
+test: all test-stubs test-go test-storm test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-package test-packaging test-valgrind
 
 # go/etcdkv's tests start etcd clusters of their own (Debian's etcd-server).
 test-go:
@@ -107,6 +107,20 @@ test-bridges: all
 	build/phpunit-modes.sh php/tests/WordPress/bootstrap.php php/tests/WordPress
 	build/phpunit-modes.sh php/tests/Laravel/bootstrap.php php/tests/Laravel
 	build/phpunit-modes.sh php/tests/bootstrap.php php/tests/Symfony
+
+# The extension built and installed the way PIE does (phpize, configure,
+# make, make install from a copy of the tree), loaded with no ephpm.library;
+# composer validate on both composer.json files.
+test-package: all
+	@build/deps.sh packaging
+	build/test-package.sh
+
+# packaging/: the systemd unit run as it says (socket group, umask,
+# snapshot), the php.ini snippets' engines, the php-fpm pool snippets.
+test-packaging: all
+	@build/deps.sh packaging
+	packaging/tests/systemd.sh
+	packaging/tests/examples.sh
 
 test-valgrind: all $(VG_LIB)
 	@build/deps.sh valgrind

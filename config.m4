@@ -4,6 +4,17 @@ PHP_ARG_ENABLE([ephpm],
   [AS_HELP_STRING([--enable-ephpm], [Enable ephpm-kv support])],
   [no])
 
+dnl The Go library the extension dlopens. PIE (and phpize builds in general)
+dnl run only phpize, configure, make and make install, so the library is built
+dnl by make (Makefile.frag) and installed beside ephpm.so, where the extension
+dnl looks for it by default. The project's own Makefile builds it separately
+dnl and passes --without-ephpm-go.
+PHP_ARG_WITH([ephpm-go],
+  [Go toolchain for libephpm_kv.so],
+  [AS_HELP_STRING([[--with-ephpm-go[=GO]]],
+    [Go (>= 1.26) to build libephpm_kv.so with, installed beside ephpm.so (default: go on PATH, then /usr/local/go/bin/go; no: do not build it)])],
+  [yes], [no])
+
 if test "$PHP_EPHPM" != "no"; then
   AC_DEFINE(HAVE_EPHPM, 1, [ Have ephpm-kv support ])
   PHP_ADD_LIBRARY(dl, 1, EPHPM_SHARED_LIBADD)
@@ -19,4 +30,26 @@ if test "$PHP_EPHPM" != "no"; then
   PHP_ADD_INCLUDE([$ext_srcdir/ext])
   PHP_ADD_EXTENSION_DEP(ephpm, session)
   PHP_ADD_EXTENSION_DEP(ephpm, spl)
+
+  if test "$PHP_EPHPM_GO" != "no"; then
+    if test "$PHP_EPHPM_GO" = "yes"; then
+      AC_PATH_PROG([EPHPM_GO], [go], [], [$PATH:/usr/local/go/bin])
+    else
+      EPHPM_GO=$PHP_EPHPM_GO
+    fi
+    if test -z "$EPHPM_GO" || test ! -x "$EPHPM_GO"; then
+      AC_MSG_ERROR([ephpm needs Go >= 1.26 to build libephpm_kv.so: install it (https://go.dev/dl/), or give its path with --with-ephpm-go=/path/to/go])
+    fi
+    AC_MSG_CHECKING([whether $EPHPM_GO is Go >= 1.26])
+    ephpm_go_version=`"$EPHPM_GO" env GOVERSION 2>/dev/null | sed -n 's/^go\([[0-9]]*\)\.\([[0-9]]*\).*/\1 \2/p'`
+    set -- $ephpm_go_version
+    if test -n "$1" && { test "$1" -gt 1 || { test "$1" -eq 1 && test "$2" -ge 26; }; }; then
+      AC_MSG_RESULT([yes])
+    else
+      AC_MSG_RESULT([no])
+      AC_MSG_ERROR([ephpm needs Go >= 1.26, $EPHPM_GO is `"$EPHPM_GO" env GOVERSION 2>/dev/null`])
+    fi
+    PHP_SUBST([EPHPM_GO])
+    PHP_ADD_MAKEFILE_FRAGMENT([$ext_srcdir/Makefile.frag])
+  fi
 fi

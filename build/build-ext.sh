@@ -14,7 +14,8 @@ cp "$root/go/capi/ephpm_kv_ops.h" "$work/go/capi/"
 cd "$work"
 if [ ! -f Makefile ] || [ config.m4 -nt configure ]; then
   phpize >/dev/null 2>&1
-  ./configure --enable-ephpm ${EPHPM_CONFIGURE_FLAGS:-} >/dev/null
+  # The Go library is built by the project Makefile (build/libephpm_kv.so).
+  ./configure --enable-ephpm --without-ephpm-go ${EPHPM_CONFIGURE_FLAGS:-} >/dev/null
 fi
 make -s >/dev/null
 cp modules/ephpm.so "$root/build/ephpm.so"

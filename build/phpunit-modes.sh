@@ -14,7 +14,7 @@ shift 2
 modes=("$@")
 ((${#modes[@]})) || modes=(map shm shm-named server)
 export EPHPM_EXT=$root/build/ephpm.so # a test that starts another PHP process loads this
-export EPHPM_SO=$EPHPM_EXT          # (the Symfony suite's name for it)
+export EPHPM_SO=$EPHPM_EXT          # (its older name, still read by php/tests/Support/Processes.php)
 work=$(mktemp -d /tmp/ephpm-phpunit.XXXXXX)
 server=
 cleanup() {

@@ -269,7 +269,10 @@ if ( ! class_exists( 'WP_Object_Cache', false ) ) :
 		}
 
 		public function switch_to_blog( $blog_id ) {
-			$this->blog_id = (int) $blog_id;
+			// A single site has one blog: core ignores the switch there too.
+			if ( $this->multisite ) {
+				$this->blog_id = (int) $blog_id;
+			}
 		}
 
 		public function reset() {

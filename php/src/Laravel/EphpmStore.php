@@ -10,10 +10,11 @@ use Illuminate\Contracts\Cache\LockProvider;
 /**
  * Laravel's cache Store on ephpm-kv, with atomic locks (LockProvider).
  *
- * Keys: NAMESPACE . prefix . key, where prefix is Laravel's (the configured
- * prefix plus ':', as RedisStore and MemcachedStore build it). NAMESPACE keeps
- * this adapter's keys apart from the other bridges' and from raw ephpm_kv_*
- * use that does not start its keys with it.
+ * Keys: NAMESPACE . 'g<generation>:' . prefix . key for cached items, and
+ * NAMESPACE . 'lock:' . prefix . name for locks, where prefix is Laravel's
+ * (the configured prefix plus ':', as RedisStore and MemcachedStore build
+ * it). NAMESPACE keeps this adapter's keys apart from the other bridges' and
+ * from raw ephpm_kv_* use that does not start its keys with it.
  *
  * Values are serialized as RedisStore does: numbers are stored as their
  * decimal text (so increment() works on a value put() as an integer, and
@@ -24,10 +25,16 @@ use Illuminate\Contracts\Cache\LockProvider;
  * TTL, Laravel 8's Repository::add() does not call the store's add() but a
  * get() then forever(): that gap is Laravel's, not this store's.)
  *
- * flush() empties the whole ephpm-kv store, as MemcachedStore's flush()
- * empties the whole memcached and RedisStore's the whole database: the engine
- * has no scan to delete by prefix, and namespace versioning would leave the
- * old entries behind in a store that never evicts.
+ * flush() (`php artisan cache:clear`) drops this prefix's cached items and
+ * nothing else: it bumps the prefix's generation counter with one atomic
+ * incr, and every later call, in any process, reads and writes under the new
+ * generation. Locks are not under a generation, so a flush never frees a
+ * held lock (two holders), and sessions, other prefixes and other bridges
+ * sharing the store keep their data: RedisStore's and MemcachedStore's
+ * flush() empty the whole database instead. The cost: each call reads the
+ * generation first (one more ephpm_kv_get), and the old generation's items
+ * stay in memory until their TTL; items stored forever() stay until the
+ * store is flushed or restarted.
  */
 class EphpmStore extends TaggableStore implements LockProvider
 {
@@ -151,10 +158,9 @@ class EphpmStore extends TaggableStore implements LockProvider
      */
     public function forget($key)
     {
-        ephpm_kv_del($this->key($key));
-
-        // As RedisStore: true whether or not the key was there.
-        return true;
+        // As Laravel's Redis, Memcached, APC and array stores: false when
+        // there was nothing to forget.
+        return ephpm_kv_del($this->key($key)) === 1;
     }
 
     /**
@@ -162,7 +168,9 @@ class EphpmStore extends TaggableStore implements LockProvider
      */
     public function flush()
     {
-        return ephpm_kv_flush();
+        ephpm_kv_incr($this->generationKey());
+
+        return true;
     }
 
     /**
@@ -175,7 +183,7 @@ class EphpmStore extends TaggableStore implements LockProvider
      */
     public function lock($name, $seconds = 0, $owner = null)
     {
-        return new EphpmLock($this->key($name), $seconds, $owner);
+        return new EphpmLock(self::NAMESPACE . 'lock:' . $this->prefix . $name, $seconds, $owner);
     }
 
     /**
@@ -208,9 +216,17 @@ class EphpmStore extends TaggableStore implements LockProvider
         $this->prefix = $prefix !== '' && $prefix !== null ? $prefix . ':' : '';
     }
 
+    /** A cached item's key, under the generation current in the store now (so a flush anywhere is seen). */
     protected function key(string $key): string
     {
-        return self::NAMESPACE . $this->prefix . $key;
+        $generation = ephpm_kv_get($this->generationKey()) ?? '0';
+
+        return self::NAMESPACE . 'g' . $generation . ':' . $this->prefix . $key;
+    }
+
+    protected function generationKey(): string
+    {
+        return self::NAMESPACE . 'gen:' . $this->prefix;
     }
 
     /** ephpm-kv's TTL: 0 never expires, so a non-positive one is 1 second (as RedisStore's max(1, ...)). */

@@ -46,7 +46,7 @@ final class EphpmLockTest extends TestCase
     {
         $lock = $this->cache->lock('foo', 10);
         $this->assertTrue($lock->get());
-        $this->assertSame($lock->owner(), ephpm_kv_get(EphpmStore::NAMESPACE . 'locktest:foo'));
+        $this->assertSame($lock->owner(), ephpm_kv_get(EphpmStore::NAMESPACE . 'lock:locktest:foo'));
         $this->assertNull(ephpm_kv_get('foo'));
         // Another prefix is another lock.
         $this->assertTrue((new Repository(new EphpmStore('other')))->lock('foo', 10)->get());
@@ -55,13 +55,13 @@ final class EphpmLockTest extends TestCase
     public function testLockWithoutSecondsNeverExpires(): void
     {
         $this->assertTrue($this->cache->lock('foo')->get());
-        $this->assertSame(-1, (int) ephpm_kv_ttl(EphpmStore::NAMESPACE . 'locktest:foo'));
+        $this->assertSame(-1, (int) ephpm_kv_ttl(EphpmStore::NAMESPACE . 'lock:locktest:foo'));
     }
 
     public function testLockExpiresAfterItsSeconds(): void
     {
         $this->assertTrue($this->cache->lock('foo', 1)->get());
-        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'locktest:foo');
+        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'lock:locktest:foo');
         $this->assertGreaterThan(0, $ttl);
         $this->assertLessThanOrEqual(1, $ttl);
         usleep(1_100_000);
@@ -139,6 +139,22 @@ final class EphpmLockTest extends TestCase
         $this->assertTrue($lock->get());
         $this->assertTrue($lock->release());
         $this->assertFalse($lock->release());
+        // The same Lock can be acquired again once released.
+        $this->assertTrue($lock->get());
+        $this->assertFalse($this->cache->lock('foo', 10)->get());
+    }
+
+    public function testReleaseAfterAForceReleaseByAnotherFails(): void
+    {
+        $owner = $this->cache->lock('foo', 10);
+        $this->assertTrue($owner->get());
+        $this->cache->lock('foo', 10)->forceRelease();
+        $this->assertFalse($owner->release(), 'released a lock it no longer held');
+
+        $next = $this->cache->lock('foo', 10);
+        $this->assertTrue($next->get());
+        $this->assertFalse($owner->release());
+        $this->assertSame($next->owner(), $this->currentOwner($next), "the old owner's release freed the next holder's lock");
     }
 
     public function testReleaseByAnotherOwnerIsRefused(): void
@@ -149,7 +165,7 @@ final class EphpmLockTest extends TestCase
         $this->assertFalse($this->cache->lock('foo', 10)->release());
         $this->assertFalse($this->cache->restoreLock('foo', 'someone-else')->release());
         $this->assertFalse($this->cache->lock('foo', 10)->get(), 'the lock was released by a non-owner');
-        $this->assertSame($lock->owner(), ephpm_kv_get(EphpmStore::NAMESPACE . 'locktest:foo'));
+        $this->assertSame($lock->owner(), ephpm_kv_get(EphpmStore::NAMESPACE . 'lock:locktest:foo'));
 
         $this->assertTrue($lock->release());
     }
@@ -175,6 +191,8 @@ final class EphpmLockTest extends TestCase
         $restored = $this->cache->restoreLock('foo', $firstLock->owner());
         $this->assertTrue($this->isOwned($restored));
         $this->assertFalse($this->isOwned($this->cache->restoreLock('foo', 'other')));
+        // A restored lock on a free name owns nothing.
+        $this->assertFalse($this->isOwned($this->cache->restoreLock('free', $firstLock->owner())));
     }
 
     public function testOwnerIsNullOnceReleased(): void

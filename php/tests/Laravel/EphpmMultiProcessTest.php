@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Ephpm\Bridge\Tests\Laravel;
 
 use Ephpm\Bridge\Laravel\EphpmStore;
+use Ephpm\Bridge\Tests\Support\Processes;
 use Illuminate\Cache\Repository;
 use PHPUnit\Framework\TestCase;
 
@@ -35,7 +36,7 @@ final class EphpmMultiProcessTest extends TestCase
     {
         $workers = 4;
         $each = 150;
-        $results = Processes::runAll(array_fill(0, $workers, Processes::command(self::WORKER, 'counter', (string) $each)));
+        $results = Processes::runAll(array_fill(0, $workers, Processes::php(self::WORKER, 'counter', (string) $each)));
         foreach ($results as [$code, $out, $err]) {
             $this->assertSame(0, $code, "worker failed: $out $err");
         }
@@ -46,7 +47,7 @@ final class EphpmMultiProcessTest extends TestCase
     public function testConcurrentAddHasExactlyOneWinner(): void
     {
         for ($round = 0; $round < 5; $round++) {
-            $results = Processes::runAll(array_fill(0, 4, Processes::command(self::WORKER, 'add', "race$round")));
+            $results = Processes::runAll(array_fill(0, 4, Processes::php(self::WORKER, 'add', "race$round")));
             $wins = 0;
             foreach ($results as [$code, $out, $err]) {
                 $this->assertSame(0, $code, "worker failed: $out $err");
@@ -59,7 +60,7 @@ final class EphpmMultiProcessTest extends TestCase
 
     public function testLateReleaseByAnOverrunHolderLeavesTheNextHoldersLock(): void
     {
-        $proc = proc_open(Processes::command(self::WORKER, 'overrun'), [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
+        $proc = proc_open(Processes::php(self::WORKER, 'overrun'), [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
         $this->assertIsResource($proc);
         try {
             // (stderr is read only on failure: reading it waits for the worker's exit)
@@ -92,7 +93,7 @@ final class EphpmMultiProcessTest extends TestCase
      */
     public function testReleaseIsNotAReadThenADelete(): void
     {
-        $proc = proc_open(Processes::command(self::WORKER, 'paused'), [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
+        $proc = proc_open(Processes::php(self::WORKER, 'paused'), [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
         $this->assertIsResource($proc);
         try {
             $line = fgets($pipes[1]);

@@ -42,6 +42,9 @@ final class EphpmRepositoryTest extends TestCase
         $this->assertSame('bar', $this->cache->get('foo'));
         $this->assertTrue($this->cache->has('foo'));
         $this->assertTrue($this->cache->missing('baz'));
+        // A stored false is there (has() is "get() is not null").
+        $this->cache->put('false', false, 10);
+        $this->assertTrue($this->cache->has('false'));
     }
 
     public function testValuesRoundTripAsLaravelStoresSerializeThem(): void
@@ -69,7 +72,7 @@ final class EphpmRepositoryTest extends TestCase
         $this->cache->put('int', 42, 10);
         $this->cache->put('float', 1.5, 10);
         $this->cache->put('zero', 0, 10);
-        $this->assertSame('42', ephpm_kv_get(EphpmStore::NAMESPACE . 'repotest:int'));
+        $this->assertSame('42', ephpm_kv_get(EphpmStore::NAMESPACE . 'g0:repotest:int'));
         $this->assertEquals(42, $this->cache->get('int'));
         $this->assertEquals(1.5, $this->cache->get('float'));
         $this->assertEquals(0, $this->cache->get('zero'));
@@ -84,18 +87,21 @@ final class EphpmRepositoryTest extends TestCase
     public function testItemsExpire(): void
     {
         $this->cache->put('foo', 'bar', 1);
-        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'repotest:foo');
+        $this->cache->put('counter', 999, 1);
+        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:foo');
         $this->assertGreaterThan(0, $ttl);
         $this->assertLessThanOrEqual(1, $ttl);
         usleep(1_100_000);
         $this->assertNull($this->cache->get('foo'));
+        // An expired counter counts again from 0, as a missing one.
+        $this->assertSame(1, $this->cache->increment('counter'));
     }
 
     public function testPutWithTtlAsDateTime(): void
     {
         $this->cache->put('foo', 'bar', new \DateTimeImmutable('+1 minute'));
         $this->assertSame('bar', $this->cache->get('foo'));
-        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'repotest:foo');
+        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:foo');
         $this->assertGreaterThan(50, $ttl);
         $this->assertLessThanOrEqual(60, $ttl);
     }
@@ -115,7 +121,7 @@ final class EphpmRepositoryTest extends TestCase
         // Called on the store directly (Repository forgets instead): as
         // RedisStore's max(1, $seconds), never "forever".
         $this->cache->getStore()->put('foo', 'bar', 0);
-        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'repotest:foo');
+        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:foo');
         $this->assertGreaterThan(0, $ttl);
         $this->assertLessThanOrEqual(1, $ttl);
     }
@@ -124,10 +130,10 @@ final class EphpmRepositoryTest extends TestCase
     {
         $this->assertTrue($this->cache->forever('foo', 'bar'));
         $this->assertSame('bar', $this->cache->get('foo'));
-        $this->assertSame(-1, (int) ephpm_kv_ttl(EphpmStore::NAMESPACE . 'repotest:foo'));
+        $this->assertSame(-1, (int) ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:foo'));
         // put() with no TTL is forever too.
         $this->cache->put('baz', 'qux');
-        $this->assertSame(-1, (int) ephpm_kv_ttl(EphpmStore::NAMESPACE . 'repotest:baz'));
+        $this->assertSame(-1, (int) ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:baz'));
     }
 
     public function testForget(): void
@@ -135,7 +141,11 @@ final class EphpmRepositoryTest extends TestCase
         $this->cache->put('foo', 'bar', 10);
         $this->assertTrue($this->cache->forget('foo'));
         $this->assertNull($this->cache->get('foo'));
-        $this->assertTrue($this->cache->forget('foo'));
+        // Nothing left to forget: false, as from Laravel's Redis, Memcached, APC and array stores.
+        $this->assertFalse($this->cache->forget('foo'));
+        $this->cache->put('foo', 'bar', 10);
+        $this->assertFalse($this->cache->deleteMultiple(['foo', 'missing']), 'deleteMultiple() fails if one forget() does');
+        $this->assertNull($this->cache->get('foo'), 'but deletes the others');
         $this->assertSame('bar', $this->cache->pull('missing', 'bar'));
         $this->cache->put('foo', 'bar', 10);
         $this->assertSame('bar', $this->cache->pull('foo'));
@@ -155,15 +165,21 @@ final class EphpmRepositoryTest extends TestCase
         // Repository::add() with a TTL calls the store's add(): one setnx. A
         // key that appears between a get and a put (here: written raw, as
         // another process would) must not be overwritten.
-        $key = EphpmStore::NAMESPACE . 'repotest:foo';
+        $key = EphpmStore::NAMESPACE . 'g0:repotest:foo';
         ephpm_kv_set($key, serialize('theirs'), 10);
         $this->assertFalse($this->cache->getStore()->add('foo', 'mine', 10));
         $this->assertSame('theirs', $this->cache->get('foo'));
 
         $this->assertTrue($this->cache->add('bar', ['x'], 2));
-        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'repotest:bar');
+        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:bar');
         $this->assertGreaterThan(1, $ttl);
         $this->assertLessThanOrEqual(2, $ttl);
+
+        // A DateInterval TTL reaches the store as its seconds.
+        $this->assertTrue($this->cache->add('baz', 'v', new \DateInterval('PT61S')));
+        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:baz');
+        $this->assertGreaterThan(60, $ttl);
+        $this->assertLessThanOrEqual(61, $ttl);
     }
 
     public function testAddSucceedsOnceTheItemExpired(): void
@@ -190,14 +206,33 @@ final class EphpmRepositoryTest extends TestCase
         $this->assertSame(2, $this->cache->decrement('counter', 3));
         $this->assertSame(-1, $this->cache->decrement('missing'));
         $this->assertEquals(2, $this->cache->get('counter'));
+        $this->assertSame(-1, (int) ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:counter'), 'a counter created by increment() never expires');
+
+        // A numeric string counts as its number.
+        $this->cache->put('string', '1', 10);
+        $this->assertSame(2, $this->cache->increment('string'));
+        $this->assertSame(1, $this->cache->decrement('string'));
 
         // On a value put() as an integer, keeping its TTL.
         $this->cache->put('hits', 10, 60);
         $this->assertSame(11, $this->cache->increment('hits'));
-        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'repotest:hits');
+        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:hits');
         $this->assertGreaterThan(50, $ttl);
         $this->cache->forever('forever', 3);
         $this->assertSame(4, $this->cache->increment('forever'));
+    }
+
+    public function testValuesAreNotStoredByReference(): void
+    {
+        $object = new \stdClass();
+        $object->foo = true;
+        $this->cache->put('object', $object, 10);
+        $object->bar = true;
+        $got = $this->cache->get('object');
+        $this->assertTrue($got->foo);
+        $this->assertFalse(property_exists($got, 'bar'), 'a change after put() reached the cache');
+        $got->baz = true;
+        $this->assertFalse(property_exists($this->cache->get('object'), 'baz'), 'a change after get() reached the cache');
     }
 
     public function testIncrementOfANonIntegerThrows(): void
@@ -233,13 +268,13 @@ final class EphpmRepositoryTest extends TestCase
         $this->assertSame('bar', $this->cache->get('foo'));
         $this->assertSame([1, 2], $this->cache->get('baz'));
         $this->assertSame(4, $this->cache->increment('n'));
-        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'repotest:foo');
+        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:foo');
         $this->assertGreaterThan(5, $ttl);
         $this->assertLessThanOrEqual(10, $ttl);
 
         // Without a TTL: forever.
         $this->assertTrue($this->cache->putMany(['a' => 'b']));
-        $this->assertSame(-1, (int) ephpm_kv_ttl(EphpmStore::NAMESPACE . 'repotest:a'));
+        $this->assertSame(-1, (int) ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:a'));
         // setMultiple / deleteMultiple (PSR-16 on the Repository).
         $this->assertTrue($this->cache->setMultiple(['x' => 'y'], 10));
         $this->assertTrue($this->cache->deleteMultiple(['x', 'foo']));
@@ -267,6 +302,29 @@ final class EphpmRepositoryTest extends TestCase
         $this->assertTrue($this->cache->flush());
         $this->assertNull($this->cache->get('foo'));
         $this->assertNull($this->cache->get('baz'));
+        $this->cache->put('foo', 'after', 10);
+        $this->assertSame('after', $this->cache->get('foo'));
+    }
+
+    /** cache:clear must not free a held lock (two holders), nor drop other prefixes', sessions' or raw keys. */
+    public function testFlushDropsOnlyThisPrefixsItems(): void
+    {
+        $lock = $this->cache->lock('job', 30);
+        $this->assertTrue($lock->get());
+        $other = new Repository(new EphpmStore('other'));
+        $other->put('foo', 'theirs', 10);
+        ephpm_kv_set('raw', 'kept');
+        $this->cache->put('foo', 'mine', 10);
+        $sameStoreElsewhere = new Repository(new EphpmStore('repotest'));
+        $this->assertSame('mine', $sameStoreElsewhere->get('foo'));
+
+        $this->assertTrue($this->cache->flush());
+
+        $this->assertNull($sameStoreElsewhere->get('foo'), 'a flush is seen by every instance of the prefix');
+        $this->assertFalse($this->cache->lock('job', 30)->get(), 'the flush freed a held lock');
+        $this->assertTrue($lock->release());
+        $this->assertSame('theirs', $other->get('foo'));
+        $this->assertSame('kept', ephpm_kv_get('raw'));
     }
 
     public function testPrefixesKeepStoresApart(): void
@@ -282,7 +340,7 @@ final class EphpmRepositoryTest extends TestCase
         $this->assertSame('theirs', $other->get('foo'));
         $this->assertSame('unprefixed', $none->get('foo'));
         $this->assertSame('raw', ephpm_kv_get('foo'));
-        $this->assertSame(serialize('mine'), ephpm_kv_get(EphpmStore::NAMESPACE . 'repotest:foo'));
+        $this->assertSame(serialize('mine'), ephpm_kv_get(EphpmStore::NAMESPACE . 'g0:repotest:foo'));
     }
 
     public function testTagsWork(): void

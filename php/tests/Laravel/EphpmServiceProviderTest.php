@@ -48,11 +48,11 @@ final class EphpmServiceProviderTest extends TestCase
 
         $repo->put('foo', 'bar', 10);
         $this->assertSame('bar', $app['cache']->get('foo'));
-        $this->assertSame(serialize('bar'), ephpm_kv_get(EphpmStore::NAMESPACE . 'app_cache:foo'));
-        // (A lock and an item of the same name share a key, as in Laravel's stores.)
+        $this->assertSame(serialize('bar'), ephpm_kv_get(EphpmStore::NAMESPACE . 'g0:app_cache:foo'));
+        // A lock lives apart from the cached items, so flush() never frees it.
         $this->assertInstanceOf(EphpmLock::class, $app['cache']->lock('job', 10));
         $this->assertTrue($app['cache']->lock('job', 10)->get());
-        $this->assertNotNull(ephpm_kv_get(EphpmStore::NAMESPACE . 'app_cache:job'));
+        $this->assertNotNull(ephpm_kv_get(EphpmStore::NAMESPACE . 'lock:app_cache:job'));
     }
 
     public function testStorePrefixOverridesTheCachePrefix(): void

@@ -1,6 +1,6 @@
 <?php
 // A worker process for EphpmMultiProcessTest, on the same store as the test
-// (Processes::command passes the extension and its ephpm.* settings).
+// (Support\Processes::php passes the extension and its ephpm.* settings).
 // Usage: php worker.php counter N   N increments of a get-then-put counter, each under lock('counter')->block()
 //        php worker.php add KEY      prints 1 when Repository::add(KEY) won, 0 when not
 //        php worker.php overrun      takes lock('overrun') for 1 s, overruns it, releases late; prints the release's result
@@ -41,7 +41,7 @@ switch ($argv[1] ?? '') {
         echo $lock->release() ? "released\n" : "refused\n";
         break;
     case 'paused':
-        $lock = new class (EphpmStore::NAMESPACE . 'multi:paused', 1) extends EphpmLock {
+        $lock = new class (EphpmStore::NAMESPACE . 'lock:multi:paused', 1) extends EphpmLock {
             protected function getCurrentOwner()
             {
                 $owner = parent::getCurrentOwner();

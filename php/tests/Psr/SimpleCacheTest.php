@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Ephpm\Bridge\Tests\Psr;
 
 use Ephpm\Bridge\Psr\SimpleCache;
+use Ephpm\Bridge\Tests\Support\Processes;
 use PHPUnit\Framework\TestCase;
 use Psr\SimpleCache\CacheInterface;
 use Psr\SimpleCache\InvalidArgumentException;
@@ -70,6 +71,15 @@ final class SimpleCacheTest extends TestCase
     {
         $this->assertNull($this->cache->get('missing'));
         $this->assertSame('dflt', $this->cache->get('missing', 'dflt'));
+        $obj = new \stdClass();
+        $this->assertSame($obj, $this->cache->get('missing', $obj), 'an object default is returned as it is');
+    }
+
+    public function testNullOverwrite(): void
+    {
+        $this->cache->set('key', 5);
+        $this->assertTrue($this->cache->set('key', null));
+        $this->assertNull($this->cache->get('key', 'default'), 'null overwrote the previous value');
     }
 
     public function testDelete(): void
@@ -185,8 +195,9 @@ final class SimpleCacheTest extends TestCase
 
     public function testClearInAnotherProcessIsSeen(): void
     {
-        if (ini_get('ephpm.server') === '' && ini_get('ephpm.shm_name') === '') {
-            $this->markTestSkipped('only a server or a named segment is shared with a process started now');
+        $reason = Processes::unsharedReason();
+        if ($reason !== null) {
+            $this->markTestSkipped($reason);
         }
         $this->cache->set('key', 'value');
         $this->assertSame('gone', $this->runChild('$c->clear(); echo $c->has("key") ? "has" : "gone";'));
@@ -428,11 +439,10 @@ final class SimpleCacheTest extends TestCase
             }',
             var_export(__DIR__ . '/../../autoload.php', true), var_export('/usr/share/php/Psr/SimpleCache/autoload.php', true),
             '\\' . SimpleCache::class);
-        $cmd = PHP_BINARY . ' -d ' . escapeshellarg('extension=' . (getenv('EPHPM_EXT') ?: __DIR__ . '/../../../build/ephpm.so'))
-            . ' -d ephpm.server=unix:///nonexistent/ephpm.sock -r ' . escapeshellarg($script) . ' 2>&1';
-        exec($cmd, $out, $rc);
-        $this->assertSame("get: Ephpm\\Bridge\\Psr\\CacheException UNAVAILABLE\nset: Ephpm\\Bridge\\Psr\\CacheException UNAVAILABLE\nclear: Ephpm\\Bridge\\Psr\\CacheException UNAVAILABLE",
-            implode("\n", $out));
+        [, $out, $err] = Processes::run([PHP_BINARY, '-d', 'extension=' . Processes::extension(),
+            '-d', 'ephpm.server=unix:///nonexistent/ephpm.sock', '-r', $script]);
+        $this->assertSame("get: Ephpm\\Bridge\\Psr\\CacheException UNAVAILABLE\nset: Ephpm\\Bridge\\Psr\\CacheException UNAVAILABLE\nclear: Ephpm\\Bridge\\Psr\\CacheException UNAVAILABLE\n",
+            $out, $err);
     }
 
     /** The store's TTL of this cache's key, in whole seconds (-1: none), whatever the current generation. */
@@ -447,20 +457,12 @@ final class SimpleCacheTest extends TestCase
     /** Runs $code in a new PHP process with this test's engine settings and $c, a SimpleCache on this namespace. */
     private function runChild(string $code): string
     {
-        $ini = '';
-        foreach (['extension_dir', 'ephpm.server', 'ephpm.shm_size', 'ephpm.shm_name'] as $name) {
-            $v = ini_get($name);
-            if ($v !== false && $v !== '') {
-                $ini .= ' -d ' . escapeshellarg("$name=$v");
-            }
-        }
         $script = sprintf('require %s; require %s; $c = new %s(%s); %s',
             var_export(__DIR__ . '/../../autoload.php', true), var_export('/usr/share/php/Psr/SimpleCache/autoload.php', true),
             '\\' . SimpleCache::class, var_export($this->ns, true), $code);
-        $cmd = PHP_BINARY . ' -d ' . escapeshellarg('extension=' . (getenv('EPHPM_EXT') ?: __DIR__ . '/../../../build/ephpm.so')) . $ini . ' -r ' . escapeshellarg($script) . ' 2>&1';
-        exec($cmd, $out, $rc);
-        $this->assertSame(0, $rc, implode("\n", $out));
+        [$rc, $out, $err] = Processes::run(Processes::php('-r', $script));
+        $this->assertSame(0, $rc, $out . $err);
 
-        return implode("\n", $out);
+        return $out;
     }
 }

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Ephpm\Bridge\Tests\Symfony;
 
 use Ephpm\Bridge\Symfony\EphpmStore;
+use Ephpm\Bridge\Tests\Support\Processes;
 use PHPUnit\Framework\TestCase;
 use Symfony\Component\Lock\BlockingStoreInterface;
 use Symfony\Component\Lock\Exception\InvalidArgumentException;
@@ -468,25 +469,16 @@ final class EphpmStoreTest extends TestCase
 
     private function requireSharedStore(): void
     {
-        if ((string) ini_get('ephpm.server') === '' && (string) ini_get('ephpm.shm_name') === '') {
-            $this->markTestSkipped('the store is not shared with other processes (engine ' . ephpm_kv_stats()['engine'] . ', no ephpm.shm_name)');
+        $reason = Processes::unsharedReason();
+        if ($reason !== null) {
+            $this->markTestSkipped($reason);
         }
     }
 
     /** @return array{resource, resource} the process and its stdout */
     private function child(string ...$args): array
     {
-        $cmd = [PHP_BINARY, '-n', '-d', 'extension=' . (getenv('EPHPM_SO') ?: \dirname(__DIR__, 3) . '/build/ephpm.so')];
-        foreach (['library', 'shm_size', 'shm_name', 'server', 'server_password', 'server_timeout'] as $ini) {
-            $value = ini_get('ephpm.' . $ini);
-            if ($value !== false && $value !== '') {
-                $cmd[] = '-d';
-                $cmd[] = "ephpm.$ini=$value";
-            }
-        }
-        $cmd[] = __DIR__ . '/child.php';
-        array_push($cmd, ...$args);
-        $proc = proc_open($cmd, [1 => ['pipe', 'w'], 2 => STDERR], $pipes);
+        $proc = proc_open(Processes::php(__DIR__ . '/child.php', ...$args), [1 => ['pipe', 'w'], 2 => STDERR], $pipes);
         $this->assertIsResource($proc);
 
         return [$proc, $pipes[1]];

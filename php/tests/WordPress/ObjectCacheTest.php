@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Ephpm\Bridge\Tests\WordPress;
 
+use Ephpm\Bridge\Tests\Support\Processes;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -25,11 +26,12 @@ final class ObjectCacheTest extends TestCase
         $this->cache->flush();
     }
 
-    /** A fresh cache object, as the next request builds it; with core's test groups. */
-    private function newRequest(): \WP_Object_Cache
+    /** A fresh cache object, as the next request builds it; with core's test groups (of a multisite when $multisite). */
+    private function newRequest(bool $multisite = false): \WP_Object_Cache
     {
         wp_cache_init();
         global $wp_object_cache;
+        $wp_object_cache->multisite = $multisite; // the bootstrap's WordPress is a single site
         $wp_object_cache->add_global_groups(['global-cache-test', 'users', 'userlogins', 'usermeta', 'user_meta', 'useremail', 'userslugs', 'site-transient', 'site-options', 'blog-lookup', 'blog-details', 'rss', 'global-posts', 'blog-id-cache', 'networks', 'sites', 'site-details', 'blog_meta']);
         $wp_object_cache->add_non_persistent_groups(['counts', 'plugins', 'theme_json']);
 
@@ -100,8 +102,18 @@ final class ObjectCacheTest extends TestCase
         $this->assertFalse($this->cache->get(''));
         $this->assertFalse($this->cache->set(null, 'v'));
         $this->assertFalse($this->cache->set(1.5, 'v'));
+        // core's data_is_valid_key (ticket 56198)
+        foreach (["\n", "\0", '  ', 0.0, false] as $bad) {
+            $this->assertFalse($this->cache->add($bad, 'v'), var_export($bad, true) . ' accepted');
+        }
         $this->assertTrue($this->cache->set(12, 'int key'));
         $this->assertSame('int key', $this->cache->get(12));
+        foreach ([0, 1] as $good) {
+            $this->assertTrue($this->cache->add($good, 'v'), var_export($good, true) . ' refused');
+            $this->assertSame('v', $this->cache->get($good));
+        }
+        $this->assertTrue($this->cache->set('0', 's'), "'0' refused");
+        $this->assertSame('s', $this->cache->get(0), "'0' and 0 are one key, as in core");
     }
 
     public function testAddTwiceFails(): void
@@ -235,8 +247,23 @@ final class ObjectCacheTest extends TestCase
         $this->assertFalse(wp_cache_delete('key', 'default'));
     }
 
+    public function testSwitchToBlogOnASingleSiteChangesNothing(): void
+    {
+        $this->assertFalse(is_multisite());
+        $this->cache->set('key', 'val1');
+        $this->cache->switch_to_blog(999);
+        $this->assertSame('val1', $this->cache->get('key'));
+        $this->cache->set('key', 'val2');
+        $this->cache->switch_to_blog(1);
+        $this->assertSame('val2', $this->cache->get('key'));
+        $this->newRequest();
+        wp_cache_switch_to_blog(999);
+        $this->assertSame('val2', wp_cache_get('key'), 'in the store too');
+    }
+
     public function testSwitchToBlog(): void
     {
+        $this->cache = $this->newRequest(true);
         $this->cache->set('key', 'val1');
         $this->cache->set('key', 'global1', 'global-cache-test');
         $this->cache->switch_to_blog(2);
@@ -248,7 +275,7 @@ final class ObjectCacheTest extends TestCase
         $this->cache->switch_to_blog(1);
         $this->assertSame('val1', $this->cache->get('key'));
         $this->assertSame('global2', $this->cache->get('key', 'global-cache-test'));
-        $next = $this->newRequest();
+        $this->newRequest(true);
         wp_cache_switch_to_blog(2);
         $this->assertSame('val2', wp_cache_get('key'), 'in the store per blog');
         $this->assertSame('global2', wp_cache_get('key', 'global-cache-test'));
@@ -301,6 +328,7 @@ final class ObjectCacheTest extends TestCase
 
     public function testFlushGroup(): void
     {
+        $this->newRequest(true);
         wp_cache_set('foo', 'bar', 'group-test');
         wp_cache_set('foo', 'bar', 'group-kept');
         wp_cache_switch_to_blog(2);
@@ -396,8 +424,9 @@ final class ObjectCacheTest extends TestCase
 
     public function testConcurrentIncrementsAreExact(): void
     {
-        if (ini_get('ephpm.server') === '' && ini_get('ephpm.shm_name') === '') {
-            $this->markTestSkipped('only a server or a named segment is shared with processes started now');
+        $reason = Processes::unsharedReason();
+        if ($reason !== null) {
+            $this->markTestSkipped($reason);
         }
         wp_cache_set('counter', 0);
         $procs = [];
@@ -424,14 +453,12 @@ final class ObjectCacheTest extends TestCase
 
     public function testStoreUnavailableIsAMissNotAFatalError(): void
     {
-        $args = [PHP_BINARY, '-d', 'extension=' . (getenv('EPHPM_EXT') ?: dirname(__DIR__, 3) . '/build/ephpm.so'),
+        $args = [PHP_BINARY, '-d', 'extension=' . Processes::extension(),
             '-d', 'ephpm.server=unix:///nonexistent/ephpm.sock', '-d', 'error_log=/dev/stderr', '-r',
             sprintf('require %s; wp_cache_init(); var_export([wp_cache_set("k", 1), wp_cache_get("k"), wp_cache_add("a", 1), wp_cache_incr("k"), wp_cache_delete("k"), wp_cache_flush()]);',
                 var_export(EPHPM_WP_DROPIN, true))];
-        $p = proc_open($args, [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
-        $out = stream_get_contents($pipes[1]);
-        $err = stream_get_contents($pipes[2]);
-        $this->assertSame(0, proc_close($p), $out . $err);
+        [$rc, $out, $err] = Processes::run($args);
+        $this->assertSame(0, $rc, $out . $err);
         $this->assertSame(var_export([false, false, false, false, false, false], true), $out);
         $this->assertSame(1, substr_count($err, 'ephpm object cache: '), "logged once per request:\n$err");
     }
@@ -450,17 +477,9 @@ final class ObjectCacheTest extends TestCase
     /** A PHP process with this test's engine settings, the same salt and the drop-in loaded, running $code. */
     private function startChild(string $code): array
     {
-        $args = [PHP_BINARY, '-d', 'extension=' . (getenv('EPHPM_EXT') ?: dirname(__DIR__, 3) . '/build/ephpm.so')];
-        foreach (['ephpm.server', 'ephpm.shm_size', 'ephpm.shm_name'] as $name) {
-            $v = ini_get($name);
-            if ($v !== false && $v !== '') {
-                array_push($args, '-d', "$name=$v");
-            }
-        }
         $script = sprintf('define("WP_CACHE_KEY_SALT", %s); require %s; wp_cache_init(); %s',
             var_export(WP_CACHE_KEY_SALT, true), var_export(EPHPM_WP_DROPIN, true), $code);
-        array_push($args, '-r', $script);
-        $p = proc_open($args, [1 => ['pipe', 'w'], 2 => ['redirect', 1]], $pipes);
+        $p = proc_open(Processes::php('-r', $script), [1 => ['pipe', 'w'], 2 => ['redirect', 1]], $pipes);
         $this->assertIsResource($p);
 
         return [$p, $pipes];
