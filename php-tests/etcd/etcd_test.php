@@ -24,6 +24,15 @@ function other(string $code): string
     return trim((string)$out);
 }
 
+// Forked before first use, as php-fpm workers are: the etcd client (and
+// its goroutines) starts in each process on its first call, so both work.
+$pid = pcntl_fork();
+if ($pid === 0) {
+    exit(ephpm_kv_set('forked', 'child') ? 0 : 1);
+}
+pcntl_waitpid($pid, $status);
+check('a child forked before first use writes', pcntl_wexitstatus($status), 0);
+check('its parent reads what it wrote', ephpm_kv_get('forked'), 'child');
 ephpm_kv_flush();
 check('setnx on a free key', ephpm_kv_setnx('lock:report', 'A', 30), true);
 check('setnx on a held key', ephpm_kv_setnx('lock:report', 'B', 30), false);
