@@ -13,6 +13,14 @@ php=(php -n -d "extension=$ext" -d "ephpm.server=etcd://$ep" -d ephpm.server_tim
 
 "${php[@]}" "$root/php-tests/etcd/etcd_test.php" "$ext"
 
+out=$(php -n -d "extension=$ext" -d ephpm.server=etcd://no-port -r '
+  try { ephpm_kv_get("k"); echo "no exception"; }
+  catch (Ephpm\KvException $e) { echo $e->getCode() === Ephpm\KvException::CONFIG ? "CONFIG: " . $e->getMessage() : "code " . $e->getCode(); }' 2>&1)
+case "$out" in
+  "CONFIG: "*etcd://host1:port1*) echo "ok   etcd: a malformed etcd:// address is KvException::CONFIG" ;;
+  *) echo "FAIL etcd: a malformed etcd:// address: $out"; exit 1 ;;
+esac
+
 kill -STOP "$(cat "$work/m1/pid")" "$(cat "$work/m2/pid")"
 out=$("${php[@]}" -r '
   $t = microtime(true);
