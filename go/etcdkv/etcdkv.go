@@ -203,6 +203,9 @@ func (e *Engine) grant(ctx context.Context, cl *clientv3.Client, ttl time.Durati
 // one granted for a write that did not happen), in the background: it
 // frees the server's memory early and decides nothing, so the caller does
 // not wait for it. A revoke that never runs leaves the lease to expire.
+// Never called after a write that failed with an error: it may have
+// landed, and revoking its lease would delete the key (a refreshed lock,
+// before its old ttl ran out).
 func (e *Engine) revokeLater(cl *clientv3.Client, ids ...clientv3.LeaseID) {
 	for _, id := range ids {
 		if id == clientv3.NoLease {
@@ -288,7 +291,6 @@ func (e *Engine) Set(key string, value []byte, ttl time.Duration) error {
 	}
 	r, err := cl.Put(ctx, e.dataKey(key), string(value), clientv3.WithLease(lease), clientv3.WithPrevKV())
 	if err != nil {
-		e.revokeLater(cl, lease)
 		return e.fail("put", err)
 	}
 	if r.PrevKv != nil {
@@ -319,7 +321,6 @@ func (e *Engine) setNX(key string, value []byte, ttl time.Duration) (int64, bool
 		Then(clientv3.OpPut(k, string(value), clientv3.WithLease(lease))).
 		Commit()
 	if err != nil {
-		e.revokeLater(cl, lease)
 		return 0, false, e.fail("setnx", err)
 	}
 	if !r.Succeeded {
@@ -436,7 +437,6 @@ func (e *Engine) Expire(key string, ttl time.Duration) (bool, error) {
 			Then(clientv3.OpPut(k, string(cur.Value), clientv3.WithLease(lease))).
 			Commit()
 		if err != nil {
-			e.revokeLater(cl, lease)
 			return false, e.fail("expire", err)
 		}
 		if r.Succeeded {
@@ -473,7 +473,6 @@ func (e *Engine) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, 
 		Then(clientv3.OpGet(k, clientv3.WithKeysOnly()), clientv3.OpPut(k, string(token), clientv3.WithLease(lease))).
 		Commit()
 	if err != nil {
-		e.revokeLater(cl, lease)
 		return false, e.fail("expire_if_eq", err)
 	}
 	if !r.Succeeded {
@@ -563,6 +562,7 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 				Then(clientv3.OpPut(k, strconv.FormatInt(by, 10), clientv3.WithLease(lease))).
 				Commit()
 			if err != nil {
+				lease = clientv3.NoLease // it may have landed: left to expire
 				return 0, e.fail("incr", err)
 			}
 			if r.Succeeded {
@@ -708,7 +708,6 @@ func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock s
 	}
 	r, err := cl.Txn(ctx).If(clientv3.Compare(clientv3.Value(lk), "=", string(token))).Then(then...).Commit()
 	if err != nil {
-		e.revokeLater(cl, dataLease, lockLease)
 		return false, e.fail("session write", err)
 	}
 	if !r.Succeeded {
