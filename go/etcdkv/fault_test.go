@@ -61,7 +61,7 @@ func TestLockSurvivesLeaderKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("killed member %d, the leader", l)
-	time.Sleep(1500 * time.Millisecond) // 3 election timeouts: a new leader
+	waitServing(t, b)
 	if ok, err := b.SetNX("lock", []byte("B"), 30*time.Second); err != nil || ok {
 		t.Fatalf("B acquires after the leader's death: %v, %v (the lock was lost)", ok, err)
 	}
@@ -180,6 +180,23 @@ func value(t *testing.T, e *Engine, key string) string {
 		t.Fatalf("Get %s: %v, found %v", key, err, found)
 	}
 	return string(buf[:n])
+}
+
+// waitServing returns once the cluster commits a write (to a key of its
+// own: a timed-out write could land later), after a fault.
+func waitServing(t *testing.T, e *Engine) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := e.Set("probe", []byte("x"), 0)
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cluster did not serve again within 10 s: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func trueIsWrong(ok bool) error {
