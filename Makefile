@@ -15,7 +15,7 @@ GO_SRC    := $(shell find go -name '*.go' -o -name '*.h' -o -name '*.c' -o -name
 EXT_SRC   := config.m4 $(wildcard ext/*.c ext/*.h) go/capi/ephpm_kv_ops.h
 ABI_TEST  := $(BUILD)/out/abi_stress
 
-.PHONY: all deps demo test test-go test-storm test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-stubs test-package test-packaging test-valgrind bench bench-sessions bench-idle stubs clean
+.PHONY: all deps demo test test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-stubs test-package test-packaging test-valgrind bench bench-sessions bench-idle stubs clean
 
 all: deps $(LIB) $(EXT) $(SERVER)
 
@@ -40,11 +40,11 @@ demo: all
 	@echo
 	examples/server_demo.sh
 
-test: all test-stubs test-go test-storm test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-package test-packaging test-valgrind
+test: all test-stubs test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-package test-packaging test-valgrind
 
 # go/etcdkv's tests start etcd clusters of their own (Debian's etcd-server).
 test-go:
-	@build/deps.sh etcd
+	@build/deps.sh redis etcd
 	cd go && test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt needed"; exit 1; }
 	cd go && go vet ./... && go vet -tags benchfloor ./capi && go test -race -count=1 -short ./...
 
@@ -54,6 +54,19 @@ test-go:
 # race detector and other packages' tests on 2 cores would be the cause).
 test-storm:
 	cd go && go test -count=1 -run 'KillStorm|MutexKilledOwner' -v ./shm
+
+# Linearizability under faults (go/lincheck, porcupine): lock workloads on
+# an ephpm-kv server that is SIGSTOPped and kill -9ed, from goroutines and
+# from PHP processes through the extension; a Redis 7 SIGSTOPped, and a
+# Redis failover to a replica that missed the last writes. Without -race: calls time out
+# at 100 ms and faults last 20-300 ms, bounds the race detector's slowdown
+# would turn into timeouts everywhere. A failed check leaves porcupine's
+# HTML view in build/out/lincheck. The model's own tests run in test-go.
+test-lincheck: all
+	@build/deps.sh redis
+	@mkdir -p $(BUILD)/out/lincheck
+	cd go && EPHPM_KV_BIN=$(CURDIR)/$(SERVER) EPHPM_EXT=$(CURDIR)/$(EXT) EPHPM_LINCHECK_OUT=$(CURDIR)/$(BUILD)/out/lincheck \
+		go test -count=1 -run 'Server|PHP|Redis' -v ./lincheck
 
 # Hostile clients against the built server binary, its RSS read from /proc.
 test-hostile: all
@@ -66,12 +79,14 @@ $(ABI_TEST): go/capi/testdata/abi_stress.c go/capi/ephpm_kv_ops.h
 test-abi: $(LIB) $(ABI_TEST)
 	$(ABI_TEST) $(LIB)
 
-# The phpt suite once per engine (build/phpt.sh: own log and summary each,
+# The phpt suite once per engine, and in server mode on a Redis 7 too
+# (build/phpt.sh: own log and summary each,
 # php-tests/mode.inc tells a test its mode); every mode runs even after a
 # failure, and any failure fails the target.
-PHPT_MODES ?= map shm server
+PHPT_MODES ?= map shm server redis
 
 test-php: all
+	@build/deps.sh redis
 	@fail=; for mode in $(PHPT_MODES); do build/phpt.sh $$mode phpt-$$mode.log || fail="$$fail $$mode"; done; \
 		[ -z "$$fail" ] || { echo "phpt failed in:$$fail"; exit 1; }
 
@@ -100,9 +115,9 @@ test-interop: all
 	php-tests/interop/run.sh
 
 # The framework bridges (php/): each suite's PHPUnit tests once per engine
-# (map, shm, a named segment, server), on Debian's framework packages.
+# (map, shm, a named segment, server, server mode on a Redis), on Debian's framework packages.
 test-bridges: all
-	@build/deps.sh bridges
+	@build/deps.sh bridges redis
 	build/phpunit-modes.sh php/tests/Psr/bootstrap.php php/tests/Psr
 	build/phpunit-modes.sh php/tests/WordPress/bootstrap.php php/tests/WordPress
 	build/phpunit-modes.sh php/tests/Laravel/bootstrap.php php/tests/Laravel
@@ -143,10 +158,11 @@ $(FLOOR_LIB): $(GO_SRC)
 	@rm -f $(BUILD)/out/floor/libephpm_kv.h
 
 bench: all $(FLOOR_LIB)
-	@build/deps.sh bench
+	@build/deps.sh bench bridges
 	@mkdir -p $(BUILD)/out
 	cd go && go test -run '^$$' -bench . -benchmem -count 5 ./store/ ./shm/ | tee ../$(BUILD)/out/go-bench.txt
 	$(PHP) -n bench/lock_pair.php
+	$(PHP) -n bench/bridges.php
 	bench/server.sh
 	bench/sessions.sh
 	bench/idle_workers.sh

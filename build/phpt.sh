@@ -6,6 +6,8 @@
 #        shm     the shared segment: the extension's defaults
 #        server  an ephpm-kv server this script starts on a unix socket;
 #                serial (-j1): the tests share its one store, and some flush it
+#        redis   the same with Debian's redis-server (7) instead: server mode
+#                on a Redis, through the Lua scripts (noeviction, nothing saved)
 # php-tests/mode.inc tells a test which mode it runs in (from the same ini).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,7 +30,17 @@ case "$mode" in
     for _ in $(seq 100); do [ -S "$work/kv.sock" ] && break; sleep 0.05; done
     [ -S "$work/kv.sock" ] || { echo "phpt $mode: ephpm-kv did not start"; cat "$work/kv.log"; exit 1; }
     args+=(-j1 -d "ephpm.server=unix://$work/kv.sock") ;;
-  *) echo "phpt.sh: unknown mode '$mode' (map, shm, server)" >&2; exit 2 ;;
+  redis)
+    command -v redis-server >/dev/null || { echo "phpt redis: redis-server is not installed (build/deps.sh redis)"; exit 1; }
+    work=$(mktemp -d /tmp/ephpm-phpt-redis.XXXXXX)
+    redis-server --port 0 --unixsocket "$work/kv.sock" --save '' --appendonly no --dir "$work" \
+      --maxmemory-policy noeviction --proto-max-bulk-len 1mb --logfile "$work/kv.log" & # 1 MiB values at most, as ephpm-kv
+    server=$!
+    trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$work"' EXIT
+    for _ in $(seq 100); do [ -S "$work/kv.sock" ] && break; sleep 0.05; done
+    [ -S "$work/kv.sock" ] || { echo "phpt $mode: redis-server did not start"; cat "$work/kv.log"; exit 1; }
+    args+=(-j1 -d "ephpm.server=unix://$work/kv.sock") ;;
+  *) echo "phpt.sh: unknown mode '$mode' (map, shm, server, redis)" >&2; exit 2 ;;
 esac
 
 # run-tests.php exits 0 even when tests fail, so its summary is checked too.
@@ -41,5 +53,5 @@ if [ "$(count failed)" = 0 ] && ! grep -qE '^Tests (borked|leaked) *: *[1-9]' "$
   exit 0
 fi
 sed -n '/^FAILED TEST SUMMARY/,$p;/========DIFF========/,/========DONE========/p' "$out"
-[ "${mode}" != server ] || { echo "--- ephpm-kv log"; cat "$work/kv.log"; }
+[ "${mode}" != server ] && [ "${mode}" != redis ] || { echo "--- $mode log"; cat "$work/kv.log"; }
 exit 1

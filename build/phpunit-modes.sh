@@ -1,24 +1,26 @@
 #!/usr/bin/env bash
 # Runs one PHPUnit suite of the framework bridges (php/tests/<Suite>) once per
 # engine, as build/phpt.sh does for the phpt suite; exits 1 when a run failed.
-# Usage: build/phpunit-modes.sh BOOTSTRAP DIR [MODES...]   (modes: map shm shm-named server; default all)
+# Usage: build/phpunit-modes.sh BOOTSTRAP DIR [MODES...]   (modes: map shm shm-named server redis; default all)
 #   map        the in-process Go map (-d ephpm.shm_size=0)
 #   shm        the shared segment with the extension's defaults (anonymous)
 #   shm-named  a named segment (ephpm.shm_name), so a child process shares it
 #   server     an ephpm-kv server this script starts on a unix socket
+#   redis      server mode on Debian's redis-server (7), started the same way
 # Not -n: PHPUnit needs Debian's dom, mbstring and xml extensions from php.ini.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bootstrap=$1 dir=$2
 shift 2
 modes=("$@")
-((${#modes[@]})) || modes=(map shm shm-named server)
+((${#modes[@]})) || modes=(map shm shm-named server redis)
 export EPHPM_EXT=$root/build/ephpm.so # a test that starts another PHP process loads this
 export EPHPM_SO=$EPHPM_EXT          # (its older name, still read by php/tests/Support/Processes.php)
 work=$(mktemp -d /tmp/ephpm-phpunit.XXXXXX)
-server=
+server= redis=
 cleanup() {
   [ -z "$server" ] || { kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true; }
+  [ -z "$redis" ] || { kill "$redis" 2>/dev/null; wait "$redis" 2>/dev/null || true; }
   rm -f "/dev/shm/ephpm-phpunit-$$"
   rm -rf "$work"
 }
@@ -36,6 +38,14 @@ for mode in "${modes[@]}"; do
       for _ in $(seq 100); do [ -S "$work/kv.sock" ] && break; sleep 0.05; done
       [ -S "$work/kv.sock" ] || { echo "phpunit $mode: ephpm-kv did not start"; cat "$work/kv.log"; exit 1; }
       args+=(-d "ephpm.server=unix://$work/kv.sock") ;;
+    redis)
+      command -v redis-server >/dev/null || { echo "phpunit $mode: redis-server is not installed (build/deps.sh redis)"; exit 1; }
+      redis-server --port 0 --unixsocket "$work/redis.sock" --save '' --appendonly no --dir "$work" \
+        --maxmemory-policy noeviction --proto-max-bulk-len 1mb --logfile "$work/redis.log" & # 1 MiB values at most, as ephpm-kv
+      redis=$!
+      for _ in $(seq 100); do [ -S "$work/redis.sock" ] && break; sleep 0.05; done
+      [ -S "$work/redis.sock" ] || { echo "phpunit $mode: redis-server did not start"; cat "$work/redis.log"; exit 1; }
+      args+=(-d "ephpm.server=unix://$work/redis.sock") ;;
     *) echo "phpunit-modes.sh: unknown mode '$mode'" >&2; exit 2 ;;
   esac
   if out=$(cd "$root" && php "${args[@]}" /usr/bin/phpunit --do-not-cache-result --bootstrap "$bootstrap" "$dir" 2>&1); then

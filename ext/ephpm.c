@@ -118,6 +118,30 @@ static ZEND_INI_MH(OnUpdateEphpmLockTimeout)
 	return SUCCESS;
 }
 
+/* ephpm.server_tls_verify_peer: turning verification off must be meant, so
+ * only the boolean words count (php.ini's Off, false, no and none arrive
+ * as ""). OnUpdateBool reads any other word as 0: "enabled" or a typo
+ * would silently accept any server's certificate. */
+static ZEND_INI_MH(OnUpdateEphpmVerifyPeer)
+{
+	static const char *const on[] = {"1", "on", "yes", "true"}, *const off[] = {"", "0", "off", "no", "false", "none"};
+	for (size_t i = 0; i < sizeof on / sizeof *on; i++) {
+		if (zend_binary_strcasecmp(ZSTR_VAL(new_value), ZSTR_LEN(new_value), on[i], strlen(on[i])) == 0) {
+			EPHPM_G(server_tls_verify_peer) = true;
+			return SUCCESS;
+		}
+	}
+	for (size_t i = 0; i < sizeof off / sizeof *off; i++) {
+		if (zend_binary_strcasecmp(ZSTR_VAL(new_value), ZSTR_LEN(new_value), off[i], strlen(off[i])) == 0) {
+			EPHPM_G(server_tls_verify_peer) = false;
+			return SUCCESS;
+		}
+	}
+	php_error_docref(NULL, E_WARNING, "Invalid \"%s\" setting \"%s\": must be 1 (verify the server's certificate) "
+		"or 0 (accept any)", ZSTR_VAL(entry->name), ZSTR_VAL(new_value));
+	return FAILURE;
+}
+
 /* phpinfo() and php --ri show whether a secret is set, never the secret;
  * ini_get() still returns it, as for any setting. */
 static ZEND_INI_DISP(display_masked)
@@ -146,6 +170,16 @@ PHP_INI_BEGIN()
 	STD_PHP_INI_ENTRY("ephpm.server", "", PHP_INI_SYSTEM, OnUpdateString, server, zend_ephpm_globals, ephpm_globals)
 	STD_PHP_INI_ENTRY_EX("ephpm.server_password", "", PHP_INI_SYSTEM, OnUpdateString, server_password,
 		zend_ephpm_globals, ephpm_globals, display_masked)
+	STD_PHP_INI_ENTRY("ephpm.server_tls_ca", "", PHP_INI_SYSTEM, OnUpdateString, server_tls_ca,
+		zend_ephpm_globals, ephpm_globals)
+	STD_PHP_INI_ENTRY("ephpm.server_tls_cert", "", PHP_INI_SYSTEM, OnUpdateString, server_tls_cert,
+		zend_ephpm_globals, ephpm_globals)
+	STD_PHP_INI_ENTRY("ephpm.server_tls_key", "", PHP_INI_SYSTEM, OnUpdateString, server_tls_key,
+		zend_ephpm_globals, ephpm_globals)
+	STD_PHP_INI_ENTRY("ephpm.server_tls_server_name", "", PHP_INI_SYSTEM, OnUpdateString, server_tls_server_name,
+		zend_ephpm_globals, ephpm_globals)
+	PHP_INI_ENTRY_EX("ephpm.server_tls_verify_peer", "1", PHP_INI_SYSTEM, OnUpdateEphpmVerifyPeer,
+		zend_ini_boolean_displayer_cb)
 	ZEND_INI_ENTRY3_EX("ephpm.server_timeout", "1", PHP_INI_SYSTEM, OnUpdateEphpmSeconds,
 		(void *)XtOffsetOf(zend_ephpm_globals, server_timeout), (void *)&ephpm_globals, (void *)SECONDS_TIMEOUT, NULL)
 	STD_PHP_INI_BOOLEAN("ephpm.session_locking", "1", PHP_INI_ALL, OnUpdateBool, session_locking,

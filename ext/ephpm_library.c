@@ -110,6 +110,8 @@ const char *ephpm_engine_name(ephpm_engine engine)
 
 /* ephpm.server_timeout, accepted by its ini handler through the same
  * saturating conversion: a huge timeout waits "forever", never wraps. */
+static const char *ini_or_empty(const char *value) { return value ? value : ""; }
+
 static int64_t server_timeout_ns(void)
 {
 	int64_t ns;
@@ -203,8 +205,17 @@ static bool load_locked(const char *path, char *msg, size_t size, bool *retry, i
 	int rc;
 	if (engine == EPHPM_ENGINE_SERVER) {
 		const char *url = EPHPM_G(server), *password = EPHPM_G(server_password) ? EPHPM_G(server_password) : "";
-		rc = ops->configure_server(url, strlen(url), password, strlen(password),
-			server_timeout_ns(), &err);
+		/* TLS settings for a rediss:// server; Go refuses them for any
+		 * other address */
+		ephpm_kv_tls tls = {
+			.ca_file = ini_or_empty(EPHPM_G(server_tls_ca)),
+			.cert_file = ini_or_empty(EPHPM_G(server_tls_cert)),
+			.key_file = ini_or_empty(EPHPM_G(server_tls_key)),
+			.server_name = ini_or_empty(EPHPM_G(server_tls_server_name)),
+			.verify_peer = EPHPM_G(server_tls_verify_peer),
+		};
+		rc = ops->configure_server_tls(url, strlen(url), password, strlen(password),
+			server_timeout_ns(), &tls, &err);
 	} else if (engine == EPHPM_ENGINE_SHM) {
 		rc = ops->configure_shm(ephpm_shm_base(), ephpm_shm_size(), &cfg, &err);
 	} else {
@@ -268,6 +279,8 @@ void ephpm_throw_store_error(const ephpm_kv_error *err)
 	 * the shared segment's size is its limit. */
 	ephpm_engine engine = ephpm_library_engine();
 	bool server = engine == EPHPM_ENGINE_SERVER;
+	/* the Go side names a Valkey or Redis it talks to as such (go/remote) */
+	bool redis = server && strstr(err->message, "Valkey/Redis server") != NULL;
 	const char *hint = "", *shm_name = EPHPM_G(shm_name);
 	char named_full[512];
 	switch (err->code) {
@@ -280,13 +293,15 @@ void ephpm_throw_store_error(const ephpm_kv_error *err)
 			hint = named_full;
 			break;
 		}
-		hint = server ? "; raise the ephpm-kv server's --memory-limit, give entries a TTL, or delete what is no longer needed"
+		hint = redis ? "; raise the server's maxmemory, give entries a TTL, or delete what is no longer needed"
+			: server ? "; raise the ephpm-kv server's --memory-limit, give entries a TTL, or delete what is no longer needed"
 			: engine == EPHPM_ENGINE_SHM ? "; raise ephpm.shm_size (every process that shares the segment must "
 				"restart with the new size), give entries a TTL, or delete what is no longer needed"
 			: "; raise ephpm.memory_limit, give entries a TTL, or delete what is no longer needed";
 		break;
 	case EPHPM_KV_E_VALUE_TOO_LARGE:
-		hint = server
+		hint = redis ? "; raise the server's proto-max-bulk-len or store smaller values"
+			: server
 			? "; raise the ephpm-kv server's --max-value-size or store smaller values"
 			: "; raise ephpm.max_value_size or store smaller values";
 		break;

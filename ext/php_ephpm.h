@@ -12,6 +12,11 @@ ZEND_BEGIN_MODULE_GLOBALS(ephpm)
 	char *library;
 	char *server;          /* ephpm.server: use that ephpm-kv server instead of an in-process store */
 	char *server_password;
+	char *server_tls_ca;          /* ephpm.server_tls_*: TLS for a rediss:// server */
+	char *server_tls_cert;
+	char *server_tls_key;
+	char *server_tls_server_name;
+	bool server_tls_verify_peer;
 	double server_timeout;
 	zend_long memory_limit;
 	zend_long max_value_size;

@@ -27,3 +27,7 @@ require (
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+// porcupine is the linearizability checker of go/lincheck, which only tests
+// import: nothing built into libephpm_kv.so or ephpm-kv links it.
+require github.com/anishathalye/porcupine v1.3.1

@@ -1,7 +1,8 @@
 --TEST--
 ephpm_kv_flush empties the store and its accounting
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc'; ?>
+<?php require __DIR__ . '/skipif.inc';
+ephpm_skip_on_redis("a Redis's bytes_used is its whole used_memory, never 0 (the flush itself is checked by the Go suite against Redis)"); ?>
 --FILE--
 <?php
 ephpm_kv_flush(); // from an empty store: the server run shares one store between tests

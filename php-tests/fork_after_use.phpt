@@ -19,7 +19,7 @@ if ($pid === 0) {
 pcntl_waitpid($pid, $status);
 var_dump(pcntl_wexitstatus($status));
 var_dump(ephpm_kv_get('k'));
-var_dump(ephpm_kv_setnx('lock', 'parent'));
+var_dump(ephpm_kv_setnx('fork_after_use:lock', 'parent')); // a key no other test leaves behind in a shared store
 ?>
 --EXPECTF--
 child: ephpm-kv cannot be used in this process: it was forked (e.g. by pcntl_fork()) after the store started in its parent (pid %d), and a Go runtime does not survive fork(). Fork before the first ephpm_kv_* call, or use the store only in the parent

@@ -1,5 +1,5 @@
 --TEST--
-ephpm.server: unix:///abs, unix:/abs, /abs, tcp://host:port and host:port reach the server; other forms are KvException::CONFIG naming ephpm.server
+ephpm.server: unix:///abs, unix:/abs, /abs, tcp://host:port, host:port and redis://host:port reach the server (redis:// any RESP server: ephpm-kv, Valkey or Redis); other forms, and TLS settings without rediss://, are KvException::CONFIG naming ephpm.server
 --SKIPIF--
 <?php require __DIR__ . '/skipif.inc'; ephpm_run_once('brings its own ephpm-kv server');
 if (!is_executable(__DIR__ . '/../build/ephpm-kv')) die('skip build/ephpm-kv not built'); ?>
@@ -27,11 +27,15 @@ $forms = [
     'tcp://127.0.0.1:PORT' => "tcp://127.0.0.1:$port", '127.0.0.1:PORT' => "127.0.0.1:$port",
     'unix://RELATIVE' => "unix://$relative", 'unix:RELATIVE' => "unix:$relative", 'RELATIVE' => $relative,
     'tcp://127.0.0.1' => 'tcp://127.0.0.1', 'tcp:127.0.0.1:PORT' => "tcp:127.0.0.1:$port",
-    'redis://127.0.0.1:PORT' => "redis://127.0.0.1:$port",
+    'redis://127.0.0.1:PORT' => "redis://127.0.0.1:$port", 'http://127.0.0.1:PORT' => "http://127.0.0.1:$port",
 ];
 foreach ($forms as $label => $server) {
     echo "$label => ", str_replace($server, $label, ephpm_child($server, $code)), "\n";
 }
+// TLS settings are for rediss:// only: given with another address they
+// would do nothing, so they are refused.
+echo 'unix://SOCK with ephpm.server_tls_ca => ', str_replace($sock, 'SOCK',
+    ephpm_child("unix://$sock", $code, ['ephpm.server_tls_ca' => '/etc/ssl/certs/ca-certificates.crt'])), "\n";
 ?>
 --EXPECT--
 unix://SOCK => int(1)
@@ -44,4 +48,6 @@ unix:RELATIVE => code 9 (CONFIG): ephpm-kv: the library refused its configuratio
 RELATIVE => code 9 (CONFIG): ephpm-kv: the library refused its configuration: ephpm.server "RELATIVE": not an address (a unix socket path must be absolute); use unix:///path/to.sock (or unix:/path/to.sock, or the bare /path/to.sock) or tcp://host:port (or host:port)
 tcp://127.0.0.1 => code 9 (CONFIG): ephpm-kv: the library refused its configuration: ephpm.server "tcp://127.0.0.1": expected host:port (address 127.0.0.1: missing port in address); use unix:///path/to.sock (or unix:/path/to.sock, or the bare /path/to.sock) or tcp://host:port (or host:port)
 tcp:127.0.0.1:PORT => code 9 (CONFIG): ephpm-kv: the library refused its configuration: ephpm.server "tcp:127.0.0.1:PORT": tcp addresses are written tcp://host:port; use unix:///path/to.sock (or unix:/path/to.sock, or the bare /path/to.sock) or tcp://host:port (or host:port)
-redis://127.0.0.1:PORT => code 9 (CONFIG): ephpm-kv: the library refused its configuration: ephpm.server "redis://127.0.0.1:PORT": unknown scheme "redis"; use unix:///path/to.sock (or unix:/path/to.sock, or the bare /path/to.sock) or tcp://host:port (or host:port)
+redis://127.0.0.1:PORT => int(6)
+http://127.0.0.1:PORT => code 9 (CONFIG): ephpm-kv: the library refused its configuration: ephpm.server "http://127.0.0.1:PORT": unknown scheme "http"; use unix:///path/to.sock (or unix:/path/to.sock, or the bare /path/to.sock) or tcp://host:port (or host:port)
+unix://SOCK with ephpm.server_tls_ca => code 9 (CONFIG): ephpm-kv: the library refused its configuration: ephpm.server "unix://SOCK": TLS settings (ephpm.server_tls_*) are given but the address is not rediss://host:port

@@ -50,6 +50,16 @@ typedef struct ephpm_kv_config {
 	int64_t compress_min;   /* bytes; 0 = default, < 0 = never compress */
 } ephpm_kv_config;
 
+/* TLS for a rediss:// server (ephpm.server_tls_*): NUL-terminated paths
+ * and name, "" for unset. */
+typedef struct ephpm_kv_tls {
+	const char *ca_file;     /* PEM CA certificates the server's must chain to; "": the system's */
+	const char *cert_file;   /* PEM client certificate; "": none */
+	const char *key_file;    /* its private key */
+	const char *server_name; /* name the server's certificate must carry; "": the address's host */
+	int32_t verify_peer;     /* 0: accept any server certificate (encryption only) */
+} ephpm_kv_tls;
+
 typedef struct ephpm_kv_stats {
 	int64_t keys;
 	int64_t bytes_used;
@@ -114,7 +124,8 @@ typedef struct ephpm_kv_ops {
 	                 size_t token_len, int64_t *ttl_ns, ephpm_kv_error *err);
 
 	/* Instead of configure: every op goes to the ephpm-kv server at url
-	 * (unix:///path or tcp://host:port), one connection per process. An
+	 * (unix:///path or tcp://host:port), or to a Valkey or Redis there
+	 * (also redis://host:port), one connection per process. An
 	 * unreachable server or a timeout is EPHPM_KV_E_UNAVAILABLE. */
 	int (*configure_server)(const char *url, size_t url_len, const char *password,
 	                        size_t password_len, int64_t timeout_ns, ephpm_kv_error *err);
@@ -154,6 +165,16 @@ typedef struct ephpm_kv_ops {
 	 * (in-process map, server): the caller sleeps its own backoff instead. */
 	int (*wait_release)(const char *key, size_t key_len, int64_t timeout_ns,
 	                    ephpm_kv_error *err);
+
+	/* configure_server with TLS settings: url may then also be
+	 * rediss://host:port (a Valkey or Redis over TLS). Files are read
+	 * here: an unreadable or malformed one is EPHPM_KV_E_CONFIG, as are
+	 * TLS settings for any other address. A server certificate that does
+	 * not verify shows at the first operation, as
+	 * EPHPM_KV_E_UNAVAILABLE. tls NULL: none. */
+	int (*configure_server_tls)(const char *url, size_t url_len, const char *password,
+	                            size_t password_len, int64_t timeout_ns, const ephpm_kv_tls *tls,
+	                            ephpm_kv_error *err);
 } ephpm_kv_ops;
 
 /* The library's only entry point besides the table itself. */

@@ -6,11 +6,9 @@ package main
 import "C"
 
 import (
-	"strings"
 	"time"
 	"unsafe"
 
-	"github.com/ephpm/ephpm-kv/etcdkv"
 	"github.com/ephpm/ephpm-kv/kv"
 	"github.com/ephpm/ephpm-kv/remote"
 	"github.com/ephpm/ephpm-kv/shm"
@@ -55,19 +53,7 @@ func ephpmKvConfigure(cfg *C.ephpm_kv_config, cerr *C.ephpm_kv_error) (rc C.int)
 func ephpmKvConfigureServer(url *C.char, urlLen C.size_t, password *C.char, passwordLen C.size_t, timeout C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	err := startWith(func() (kv.Engine, error) {
-		u, pw := C.GoStringN(url, C.int(urlLen)), C.GoStringN(password, C.int(passwordLen))
-		var e kv.Engine
-		var err error
-		switch {
-		case strings.HasPrefix(u, "etcd://"):
-			e, err = etcdkv.NewFromURL(u, pw, time.Duration(timeout))
-		default:
-			e, err = remote.New(u, pw, time.Duration(timeout), remote.RawSyscalls())
-		}
-		if err != nil {
-			return nil, configError{err}
-		}
-		return e, nil
+		return serverEngine(C.GoStringN(url, C.int(urlLen)), C.GoStringN(password, C.int(passwordLen)), time.Duration(timeout), remote.TLSFiles{})
 	})
 	return boolRC(false, err, cerr)
 }

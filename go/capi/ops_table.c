@@ -82,6 +82,10 @@ static int kv_configure_shm(void *base, size_t size, const ephpm_kv_config *cfg,
 static int kv_wait_release(const char *k, size_t kl, int64_t timeout, ephpm_kv_error *err)
 { return ephpmKvWaitRelease(K k, kl, timeout, err); }
 
+static int kv_configure_server_tls(const char *u, size_t ul, const char *p, size_t pl, int64_t timeout,
+	const ephpm_kv_tls *tls, ephpm_kv_error *err)
+{ return ephpmKvConfigureServerTLS(K u, ul, K p, pl, timeout, (ephpm_kv_tls *)tls, err); }
+
 static const ephpm_kv_ops table = {
 	.abi_version = EPHPM_KV_ABI_VERSION,
 	.struct_size = sizeof(ephpm_kv_ops),
@@ -106,6 +110,7 @@ static const ephpm_kv_ops table = {
 	.set_if_locked = kv_set_if_locked,
 	.configure_shm = kv_configure_shm,
 	.wait_release = kv_wait_release,
+	.configure_server_tls = kv_configure_server_tls,
 };
 
 const ephpm_kv_ops *ephpm_kv_get_ops(void)

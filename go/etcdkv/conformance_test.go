@@ -24,7 +24,9 @@ func TestConformance(t *testing.T) {
 		// The 1 s lease of a short ttl, the leader's revoke loop (500 ms),
 		// the revoke's commit, and a loaded machine's scheduling.
 		ExpiryLag:     2 * time.Second,
-		ClusterStats:  true,
+		ExpiresUnseen: true,
+		// No compression: CompressMin 0 (Stats says so).
+		Limits:        func(cfg kvtest.Config) kvtest.Config { cfg.CompressMin = 0; return cfg },
 		FullCheckedBy: "etcdkv.TestQuotaFull",
 		// Each check has a prefix of its own; most of their time is
 		// spent waiting out 1 s leases.

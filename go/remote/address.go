@@ -11,12 +11,18 @@ import (
 // with the terminating NUL).
 const maxUnixPath = 107
 
+// addressForms ends every refusal. The redis:// forms are left out: the
+// message must fit the C ABI's 256 bytes with the address in it.
 const addressForms = "use unix:///path/to.sock (or unix:/path/to.sock, or the bare /path/to.sock) " +
 	"or tcp://host:port (or host:port)"
 
 // ParseAddress turns an ephpm.server value into a network and an address.
 // Accepted: unix:///abs.sock, unix:/abs.sock, /abs.sock, tcp://host:port and
-// host:port ([::1]:port for IPv6). Anything else is refused with a message
+// host:port ([::1]:port for IPv6), and redis://host[:port] (port 6379 when
+// left out), the form Valkey and Redis users write, or rediss:// for TLS
+// (network "tls": TCP, then a TLS handshake); which server answers
+// (ephpm-kv, Valkey or Redis) is learned when connected, whatever the form.
+// Anything else is refused with a message
 // that names ephpm.server and the accepted forms, never guessed at.
 func ParseAddress(url string) (network, addr string, err error) {
 	bad := func(why string) (string, string, error) {
@@ -40,6 +46,24 @@ func ParseAddress(url string) (network, addr string, err error) {
 		return unixAddress(path, bad)
 	case strings.HasPrefix(url, "/"):
 		return unixAddress(url, bad)
+	case strings.HasPrefix(url, "redis:"), strings.HasPrefix(url, "rediss:"):
+		scheme, hostport, _ := strings.Cut(url, ":")
+		hostport, ok := strings.CutPrefix(hostport, "//")
+		if !ok {
+			return bad(scheme + " addresses are written " + scheme + "://host:port")
+		}
+		if strings.ContainsAny(hostport, "/@?") {
+			return bad("a redis:// address here is only host and port (no user, password or database: " +
+				"the password goes in ephpm.server_password)")
+		}
+		if bracketed := strings.HasPrefix(hostport, "[") && strings.HasSuffix(hostport, "]"); bracketed || !strings.Contains(hostport, ":") {
+			hostport += ":6379" // Redis's port
+		}
+		network, addr, err := tcpAddress(hostport, bad)
+		if err == nil && scheme == "rediss" {
+			network = "tls" // TCP, then a TLS handshake
+		}
+		return network, addr, err
 	case strings.HasPrefix(url, "tcp:"):
 		hostport, ok := strings.CutPrefix(url, "tcp://")
 		if !ok {

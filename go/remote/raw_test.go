@@ -36,7 +36,9 @@ func TestMain(m *testing.M) {
 		s.Close()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	stopRedis()
+	os.Exit(code)
 }
 
 // startServerProcess runs a server in a child process; its unix URL.

@@ -5,11 +5,13 @@
 package remote
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math"
 	"net"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +27,9 @@ type Engine struct {
 	network, dialAddr, password string
 	timeout                     time.Duration
 	raw                         bool
+	tlsFiles                    TLSFiles
+	tls                         *tls.Config // rediss://: set by New
+	isRedis                     atomic.Bool // a Valkey or Redis answered here (for messages)
 
 	mu sync.Mutex
 	cl *client // nil: dial on the next call
@@ -70,6 +75,16 @@ func New(url, password string, timeout time.Duration, opts ...Option) (*Engine, 
 	for _, opt := range opts {
 		opt(e)
 	}
+	switch {
+	case network == "tls":
+		host, _, _ := net.SplitHostPort(addr)
+		if e.tls, err = tlsConfig(e.tlsFiles, host); err != nil {
+			return nil, fmt.Errorf("ephpm.server %q: %w", url, err)
+		}
+		e.network = "tcp"
+	case e.tlsFiles.set():
+		return nil, fmt.Errorf("ephpm.server %q: TLS settings (ephpm.server_tls_*) are given but the address is not rediss://host:port", url)
+	}
 	return e, nil
 }
 
@@ -98,6 +113,9 @@ func (e *Engine) connect() (*client, error) {
 		e.drop()
 	}
 	nc, err := dialBlocking(e.network, e.dialAddr, e.timeout, e.raw)
+	if err == nil && e.tls != nil {
+		nc, err = handshake(nc, e.tls)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -133,12 +151,19 @@ func (e *Engine) drop() {
 	}
 }
 
-// roundTrip sends what build appends (n commands, pipelined) and hands each
-// reply to handle in order; every reply is read even after an error, so the
-// connection stays in step. An error reply goes to the caller as a
-// replyError (the first one), as does handle's first error.
-// An array reply's elements are read by handle, from c.
-func (e *Engine) roundTrip(n int, build func(c *client), handle func(i int, r *reply, c *client) error) error {
+// roundTrip sends what build appends (one command or several, pipelined)
+// and hands each reply to handle in order, i counting the replies handle
+// sees (a SCRIPT LOAD pipelined before its EVALSHA is not one of them);
+// every reply is read even after an error, so the connection stays in
+// step. An error reply goes to the caller as a replyError (the first one),
+// as does handle's first error. An array reply's elements are read by
+// handle, from c.
+func (e *Engine) roundTrip(build func(c *client), handle func(i int, r *reply, c *client) error) error {
+	return e.trip(build, handle, false)
+}
+
+// trip is roundTrip; withErrors hands error replies to handle as well.
+func (e *Engine) trip(build func(c *client), handle func(i int, r *reply, c *client) error, withErrors bool) error {
 	if e.hasPending.Load() {
 		e.dropPending()
 	}
@@ -148,22 +173,31 @@ func (e *Engine) roundTrip(n int, build func(c *client), handle func(i int, r *r
 	if err != nil {
 		return e.classify(err)
 	}
+	c.skip = c.skip[:0]
 	build(c)
+	skip, used := c.skip, c.dialect
 	if err := c.flush(); err != nil {
 		e.drop()
 		return e.classify(err)
 	}
 	var first error
-	for i := 0; i < n; i++ {
+	i := 0
+	for _, skipped := range skip {
 		r, err := c.read()
 		if err != nil {
 			e.drop()
 			return e.classify(err)
 		}
-		if r.kind == '-' {
+		switch {
+		case skipped:
+			// A SCRIPT LOAD: should it fail, its EVALSHA says NOSCRIPT.
+			err = discard(c, &r)
+		case r.kind == '-' && !withErrors:
 			err = replyError(r.data)
-		} else {
+			i++
+		default:
 			err = handle(i, &r, c)
+			i++
 		}
 		if err != nil && first == nil {
 			first = err
@@ -173,7 +207,7 @@ func (e *Engine) roundTrip(n int, build func(c *client), handle func(i int, r *r
 		if !keepsConnection(first) {
 			e.drop()
 		}
-		return e.classify(first)
+		return e.retryable(first, used)
 	}
 	return nil
 }
@@ -193,7 +227,23 @@ func errUnexpected(r *reply) error {
 // a short write nobody knows where the reply stream stands.
 func keepsConnection(err error) bool {
 	var reply replyError
-	return errors.As(err, &reply) && !isProtocolError(reply.Error())
+	return errors.As(err, &reply) && !isProtocolError(reply.Error()) && !notServing(reply.Error())
+}
+
+// notServing: a Valkey or Redis that cannot take the command now: a
+// replica (READONLY: a failover demoted it, or the address names one),
+// one still loading its data, one whose replica lost its master, one
+// busy with a long script, a master cut off from the replicas it must
+// write to (min-replicas-to-write: NOREPLICAS). Nothing ran. Unavailable,
+// and the connection is dropped, so the next call dials again (and may
+// reach the new master).
+func notServing(msg string) bool {
+	for _, p := range []string{"READONLY", "LOADING", "MASTERDOWN", "BUSY", "NOREPLICAS"} {
+		if strings.HasPrefix(msg, p+" ") {
+			return true
+		}
+	}
+	return false
 }
 
 func isProtocolError(msg string) bool { return strings.HasPrefix(msg, "ERR Protocol error") }
@@ -209,9 +259,9 @@ func (e *Engine) classify(err error) error {
 	}
 	var netErr net.Error
 	if errors.As(err, &netErr) && netErr.Timeout() {
-		return fmt.Errorf("%w: no answer from the ephpm-kv server at %s in time; the operation may or may not have happened: %v", kv.ErrUnavailable, e.addr, err)
+		return fmt.Errorf("%w: no answer from the %s at %s in time; the operation may or may not have happened: %v", kv.ErrUnavailable, e.kind(), e.addr, err)
 	}
-	return fmt.Errorf("%w: cannot reach the ephpm-kv server at %s: %v", kv.ErrUnavailable, e.addr, err)
+	return fmt.Errorf("%w: cannot reach the %s at %s: %v", kv.ErrUnavailable, e.kind(), e.addr, err)
 }
 
 // classifyReply gives a server's error reply its kv meaning: the engine
@@ -225,26 +275,35 @@ func (e *Engine) classifyReply(msg string) error {
 	case isProtocolError(msg) && bulkTooLarge.MatchString(msg):
 		// A value (or token) over the server's bulk limit; the check
 		// before sending catches values once the limit is known.
-		return fmt.Errorf("%w for the ephpm-kv server at %s, which refused it: %s", kv.ErrValueTooLarge, e.addr, strings.TrimPrefix(msg, "ERR "))
+		return fmt.Errorf("%w for the %s at %s, which refused it: %s", kv.ErrValueTooLarge, e.kind(), e.addr, strings.TrimPrefix(msg, "ERR "))
+	case notServing(msg):
+		return fmt.Errorf("%w: the %s at %s cannot take the command now (nothing ran): %s", kv.ErrUnavailable, e.kind(), e.addr, msg)
+	case strings.HasPrefix(msg, "WRONGTYPE"):
+		return fmt.Errorf("%w: the %s at %s holds a value of another Redis type (a hash, a list...) at that key, not a string: %s", errWrongType, e.kind(), e.addr, msg)
 	case strings.HasPrefix(msg, "NOAUTH"), strings.HasPrefix(msg, "WRONGPASS"):
-		return fmt.Errorf("%w: the ephpm-kv server at %s refused the password (set ephpm.server_password): %s", kv.ErrUnavailable, e.addr, msg)
+		return fmt.Errorf("%w: the %s at %s refused the password (set ephpm.server_password): %s", kv.ErrUnavailable, e.kind(), e.addr, msg)
 	}
-	return fmt.Errorf("ephpm-kv server at %s: %s", e.addr, msg)
+	return fmt.Errorf("%s at %s: %s", e.kind(), e.addr, msg)
 }
+
+// errWrongType: a Valkey or Redis key of another type than a string,
+// which another client wrote. Incr reports it as kv.ErrNotInteger, as the
+// in-process store does for any value that is not an integer.
+var errWrongType = errors.New("wrong type")
 
 // storeError words an engine error the server reported.
 func (e *Engine) storeError(kind error, detail, reply string) error {
 	switch {
 	case kind == kv.ErrFull && detail == "":
-		return fmt.Errorf("%w at the ephpm-kv server %s: %s", kv.ErrFull, e.addr, reply)
+		return fmt.Errorf("%w at the %s %s: %s", kv.ErrFull, e.kind(), e.addr, reply)
 	case kind == kv.ErrFull:
-		return fmt.Errorf("%w at the ephpm-kv server %s: %s", kv.ErrFull, e.addr, detail)
+		return fmt.Errorf("%w at the %s %s: %s", kv.ErrFull, e.kind(), e.addr, detail)
 	case kind == kv.ErrValueTooLarge:
-		return fmt.Errorf("%w for the ephpm-kv server at %s (%s)", kv.ErrValueTooLarge, e.addr, detail)
+		return fmt.Errorf("%w for the %s at %s (%s)", kv.ErrValueTooLarge, e.kind(), e.addr, detail)
 	case detail == "":
 		return kind
 	}
-	return fmt.Errorf("%w: %s (the ephpm-kv server at %s)", kind, detail, e.addr)
+	return fmt.Errorf("%w: %s (the %s at %s)", kind, detail, e.kind(), e.addr)
 }
 
 // bulkTooLarge matches the server's protocol errors about one argument's
@@ -290,6 +349,10 @@ func (e *Engine) checkValue(value []byte) error {
 		}
 	}
 	if limit > 0 && int64(len(value)) > limit {
+		if e.isRedis.Load() {
+			return fmt.Errorf("%w: %d bytes, the %s at %s has proto-max-bulk-len %d",
+				kv.ErrValueTooLarge, len(value), e.kind(), e.addr, limit)
+		}
 		return fmt.Errorf("%w: %d bytes, the ephpm-kv server at %s has --max-value-size %d",
 			kv.ErrValueTooLarge, len(value), e.addr, limit)
 	}
@@ -305,9 +368,18 @@ func (e *Engine) learnMaxValue() (int64, error) {
 			limit = value
 		}
 	})
+	var again *notRun
+	if errors.As(err, &again) && again.unknownCommand {
+		// Not an ephpm-kv server: a Valkey or Redis, which says its
+		// limit another way.
+		if err := e.learnRedis(); err != nil {
+			return 0, err
+		}
+		return e.maxValue.Load(), nil
+	}
 	var reply replyError
 	if errors.As(err, &reply) && keepsConnection(reply) {
-		// Not an ephpm-kv server: it checks sizes itself.
+		// A server that answers neither way: it checks sizes itself.
 		e.maxValue.Store(limitNone)
 		return limitNone, nil
 	}
@@ -320,10 +392,18 @@ func (e *Engine) learnMaxValue() (int64, error) {
 
 // statsPairs runs EPHPM.STATS and calls fn for each name and integer value.
 func (e *Engine) statsPairs(fn func(name string, value int64)) error {
-	return e.roundTrip(1, func(c *client) {
+	return e.roundTrip(func(c *client) {
 		c.command(1)
 		c.arg("EPHPM.STATS")
 	}, func(_ int, r *reply, c *client) error {
+		return readStatsPairs(r, c, fn)
+	})
+}
+
+// readStatsPairs reads EPHPM.STATS's reply, which also tells this
+// connection's dialect.
+func readStatsPairs(r *reply, c *client, fn func(name string, value int64)) error {
+	{
 		if r.kind != '*' || r.n < 0 {
 			return errUnexpected(r)
 		}
@@ -342,8 +422,9 @@ func (e *Engine) statsPairs(fn func(name string, value int64)) error {
 				return errUnexpected(&el) // nested: out of step
 			}
 		}
+		c.dialect.kind = dialectEphpm
 		return nil
-	})
+	}
 }
 
 // ms checks a ttl (0 through kv.MaxTTL, else kv.ErrBadTTL, before anything
@@ -359,7 +440,7 @@ func ms(ttl time.Duration) (int64, error) {
 // intCmd runs a command whose reply is an integer.
 func (e *Engine) intCmd(build func(c *client)) (int64, error) {
 	var n int64
-	err := e.roundTrip(1, build, func(_ int, r *reply, _ *client) error {
+	err := e.do(build, func(_ int, r *reply, _ *client) error {
 		if r.kind != ':' {
 			return errUnexpected(r)
 		}
@@ -367,6 +448,20 @@ func (e *Engine) intCmd(build func(c *client)) (int64, error) {
 		return nil
 	})
 	return n, err
+}
+
+// intOrBulk reads an integer reply, or a bulk holding one (what a script
+// returns for a number that a Lua double could not hold exactly).
+func intOrBulk(r *reply) (int64, error) {
+	switch r.kind {
+	case ':':
+		return r.n, nil
+	case '$':
+		if n, err := strconv.ParseInt(string(r.data), 10, 64); err == nil && r.n >= 0 {
+			return n, nil
+		}
+	}
+	return 0, errUnexpected(r)
 }
 
 func (e *Engine) boolCmd(build func(c *client)) (bool, error) {
@@ -377,7 +472,7 @@ func (e *Engine) boolCmd(build func(c *client)) (bool, error) {
 // okCmd runs a command whose reply is +OK; nil is (false, nil) (SET NX).
 func (e *Engine) okCmd(build func(c *client)) (bool, error) {
 	var ok bool
-	err := e.roundTrip(1, build, func(_ int, r *reply, _ *client) error {
+	err := e.do(build, func(_ int, r *reply, _ *client) error {
 		switch {
 		case r.kind == '+':
 			ok = true
@@ -460,7 +555,7 @@ func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
 		n     int
 		found bool
 	)
-	err := e.roundTrip(1, keyCmd("GET", key), func(_ int, r *reply, _ *client) (err error) {
+	err := e.roundTrip(keyCmd("GET", key), func(_ int, r *reply, _ *client) (err error) {
 		n, found, err = e.getReply(r, key, dst)
 		return err
 	})
@@ -537,7 +632,22 @@ func (e *Engine) DelIfEq(key string, token []byte) (bool, error) {
 	if never, err := e.neverMatches(key, token); never || err != nil {
 		return false, err
 	}
-	return e.boolCmd(tokenCmd("DELIFEQ", key, token))
+	return e.boolCmd(func(c *client) {
+		switch d := c.dialect; {
+		case !d.redis() || d.delIfEq:
+			tokenCmd("DELIFEQ", key, token)(c)
+		case d.delEx:
+			c.command(4)
+			c.arg("DELEX")
+			c.arg(key)
+			c.arg("IFEQ")
+			c.argBytes(token)
+		default:
+			c.evalsha(scriptDelIfEq, 1, 1)
+			c.arg(key)
+			c.argBytes(token)
+		}
+	})
 }
 
 // Exists implements kv.Engine.
@@ -558,8 +668,16 @@ func (e *Engine) Expire(key string, ttl time.Duration) (bool, error) {
 		return false, err
 	}
 	return e.boolCmd(func(c *client) {
-		c.command(3)
-		c.arg("EPHPM.PEXPIRE")
+		switch {
+		case !c.dialect.redis():
+			c.command(3)
+			c.arg("EPHPM.PEXPIRE")
+		case px > 0:
+			c.command(3)
+			c.arg("PEXPIRE")
+		default:
+			c.evalsha(scriptExpire, 1, 1)
+		}
 		c.arg(key)
 		c.argInt(px)
 	})
@@ -574,22 +692,43 @@ func (e *Engine) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, 
 	if never, err := e.neverMatches(key, token); never || err != nil {
 		return false, err
 	}
-	return e.boolCmd(func(c *client) {
-		c.command(4)
-		c.arg("EPHPM.PEXPIREIFEQ")
+	var ok bool
+	err = e.do(func(c *client) {
+		// Always the script on a Valkey or Redis, even one with SET ...
+		// IFEQ: a SET is refused over maxmemory (denyoom), PEXPIRE is
+		// not, and a holder that cannot renew at a full server loses
+		// its lock.
+		if c.dialect.redis() {
+			c.evalsha(scriptExpireIfEq, 1, 2)
+		} else {
+			c.command(4)
+			c.arg("EPHPM.PEXPIREIFEQ")
+		}
 		c.arg(key)
 		c.argBytes(token)
 		c.argInt(px)
+	}, func(_ int, r *reply, _ *client) error {
+		if r.kind != ':' {
+			return errUnexpected(r)
+		}
+		ok = r.n == 1
+		return nil
 	})
+	return ok, err
 }
 
 // ttlReply turns -2/-1/n-units into a TTL. An n too large for a Duration
 // (a server that kept a TTL past kv.MaxTTL, such as one from before the
 // maximum) saturates: wrapped, a live key's TTL would read as negative.
+// 0 (a live key in its last unit: Redis's PTTL truncates, the ephpm-kv
+// server's rounds) is one unit: a live key's TTL is positive, as in
+// process, never the 0 that as a TTL means "no expiry".
 func ttlReply(n int64, unit time.Duration) time.Duration {
 	switch {
 	case n < 0:
 		return time.Duration(n) // kv.TTLMissing / kv.TTLPersistent
+	case n == 0:
+		return unit
 	case n > math.MaxInt64/int64(unit):
 		return math.MaxInt64
 	}
@@ -613,11 +752,30 @@ func (e *Engine) TTLIfEq(key string, token []byte) (time.Duration, error) {
 	if never, err := e.neverMatches(key, token); never || err != nil {
 		return kv.TTLMissing, err
 	}
-	n, err := e.intCmd(tokenCmd("EPHPM.PTTLIFEQ", key, token))
+	var ttl time.Duration
+	err := e.do(func(c *client) {
+		if !c.dialect.redis() {
+			tokenCmd("EPHPM.PTTLIFEQ", key, token)(c)
+			return
+		}
+		c.evalsha(scriptTTLIfEq, 1, 1)
+		c.arg(key)
+		c.argBytes(token)
+	}, func(_ int, r *reply, c *client) error {
+		if r.kind != ':' {
+			return errUnexpected(r)
+		}
+		unit := time.Microsecond
+		if c.dialect.redis() {
+			unit = time.Millisecond
+		}
+		ttl = ttlReply(r.n, unit)
+		return nil
+	})
 	if err != nil {
 		return 0, err
 	}
-	return ttlReply(n, time.Microsecond), nil
+	return ttl, nil
 }
 
 // Incr implements kv.Engine.
@@ -629,13 +787,25 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return e.intCmd(func(c *client) {
-		c.command(4)
-		c.arg("EPHPM.INCRBY")
+	var n int64
+	err = e.do(func(c *client) {
+		if c.dialect.redis() {
+			c.evalsha(scriptIncr, 1, 2)
+		} else {
+			c.command(4)
+			c.arg("EPHPM.INCRBY")
+		}
 		c.arg(key)
 		c.argInt(by)
 		c.argInt(px)
+	}, func(_ int, r *reply, _ *client) (err error) {
+		n, err = intOrBulk(r)
+		return err
 	})
+	if errors.Is(err, errWrongType) {
+		return 0, fmt.Errorf("%w: %v", kv.ErrNotInteger, err)
+	}
+	return n, err
 }
 
 // SetNXFenced implements kv.Engine.
@@ -650,13 +820,27 @@ func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64
 	if err := e.checkValue(value); err != nil {
 		return 0, false, err
 	}
-	fence, err := e.intCmd(func(c *client) {
-		c.command(4)
-		c.arg("EPHPM.SETNXFENCED")
-		c.arg(key)
+	var fence int64
+	err = e.do(func(c *client) {
+		if !c.dialect.redis() {
+			c.command(4)
+			c.arg("EPHPM.SETNXFENCED")
+			c.arg(key)
+		} else {
+			c.evalsha(scriptSetNXFenced, 2, 2)
+			c.arg(key)
+			c.arg(fenceCounterKey)
+		}
 		c.argBytes(value)
 		c.argInt(px)
+	}, func(_ int, r *reply, _ *client) (err error) {
+		fence, err = intOrBulk(r)
+		return err
 	})
+	if errors.Is(err, kv.ErrNotInteger) && e.isRedis.Load() {
+		return 0, false, fmt.Errorf("%w: the fence counter %s on the %s at %s is not a decimal integer below 2^53-1 (another client wrote it; delete it to restart fences from the server's clock)",
+			kv.ErrNotInteger, fenceCounterKey, e.kind(), e.addr)
+	}
 	if err != nil {
 		return 0, false, err
 	}
@@ -669,21 +853,27 @@ func (e *Engine) Fence(resource string, fence int64) (bool, error) {
 		return false, err
 	}
 	return e.boolCmd(func(c *client) {
-		c.command(3)
-		c.arg("EPHPM.FENCE")
-		c.arg(resource)
+		if c.dialect.redis() {
+			c.evalsha(scriptFence, 1, 1)
+			c.arg(fenceMarkPrefix + resource)
+		} else {
+			c.command(3)
+			c.arg("EPHPM.FENCE")
+			c.arg(resource)
+		}
 		c.argInt(fence)
 	})
 }
 
-// Flush implements kv.Engine.
+// Flush implements kv.Engine. FLUSHDB, not FLUSHALL: a Redis may hold other
+// software's data in its other databases.
 func (e *Engine) Flush() error {
 	ok, err := e.okCmd(func(c *client) {
 		c.command(1)
-		c.arg("FLUSHALL")
+		c.arg("FLUSHDB")
 	})
 	if err == nil && !ok {
-		return e.classify(errProtocolReply{"nil reply to FLUSHALL"})
+		return e.classify(errProtocolReply{"nil reply to FLUSHDB"})
 	}
 	return err
 }
@@ -691,12 +881,24 @@ func (e *Engine) Flush() error {
 // Stats implements kv.Engine.
 func (e *Engine) Stats() (kv.Stats, error) {
 	var st kv.Stats
-	err := e.statsPairs(func(name string, value int64) {
-		for _, f := range kv.StatsFields {
-			if f.Name == name {
-				*f.Of(&st) = value
-			}
+	err := e.do(func(c *client) {
+		if c.dialect.redis() {
+			redisStatsCmd(c)
+			return
 		}
+		c.command(1)
+		c.arg("EPHPM.STATS")
+	}, func(i int, r *reply, c *client) error {
+		if c.dialect.redis() {
+			return e.readRedisStats(i, r, &st)
+		}
+		return readStatsPairs(r, c, func(name string, value int64) {
+			for _, f := range kv.StatsFields {
+				if f.Name == name {
+					*f.Of(&st) = value
+				}
+			}
+		})
 	})
 	if err != nil {
 		return kv.Stats{}, err
@@ -719,10 +921,10 @@ func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, ke
 		return false, 0, false, err
 	}
 	var (
-		acquired, found bool
-		n               int
+		acquired, found, held bool
+		n                     int
 	)
-	err = e.roundTrip(2, func(c *client) {
+	err = e.roundTrip(func(c *client) {
 		setCmd(c, lock, token, true, px)
 		c.command(2)
 		c.arg("GET")
@@ -732,6 +934,7 @@ func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, ke
 			if acquired = r.kind == '+'; !acquired && !r.isNil() {
 				return errUnexpected(r)
 			}
+			held = !acquired
 			return nil
 		}
 		if !acquired {
@@ -740,6 +943,17 @@ func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, ke
 		n, found, err = e.getReply(r, key, dst)
 		return err
 	})
+	if err != nil && acquired && !errors.Is(err, kv.ErrUnavailable) {
+		// The lock was taken but the read refused (a Redis key of
+		// another type): given back, not left to block the next
+		// request for its TTL. Not after a timeout: nothing answers.
+		e.DelIfEq(lock, token)
+	}
+	if err != nil && held && !errors.Is(err, kv.ErrUnavailable) {
+		// Held by someone else: the GET's reply is dropped unread, so
+		// its refusal too (a Redis key of another type).
+		return false, 0, false, nil
+	}
 	if err != nil {
 		return false, 0, false, err
 	}
@@ -768,12 +982,25 @@ func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock s
 	if never, err := e.neverMatches(lock, token); never || err != nil {
 		return false, err
 	}
-	commands := 1
-	if release {
-		commands = 2
-	}
-	var written bool
-	err = e.roundTrip(commands, func(c *client) {
+	var written, unknown bool
+	err = e.do(func(c *client) {
+		unknown = c.dialect.kind == dialectUnknown
+		if c.dialect.redis() {
+			// One script: check, write, then renew or release.
+			c.evalsha(scriptSetIfLocked, 2, 5)
+			c.arg(key)
+			c.arg(lock)
+			c.argBytes(value)
+			c.argInt(px)
+			c.argBytes(token)
+			c.argInt(lockPX)
+			if release {
+				c.arg("1")
+			} else {
+				c.arg("0")
+			}
+			return
+		}
 		c.command(7)
 		c.arg("EPHPM.SETIFLOCKED")
 		c.arg(key)
@@ -782,17 +1009,29 @@ func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock s
 		c.arg(lock)
 		c.argBytes(token)
 		c.argInt(lockPX)
-		if release {
+		// Not to a server not known to be an ephpm-kv server: a Valkey 9
+		// would run the DELIFEQ after refusing EPHPM.SETIFLOCKED, releasing
+		// the lock without the write.
+		if release && !unknown {
 			tokenCmd("DELIFEQ", lock, token)(c)
 		}
-	}, func(i int, r *reply, _ *client) error {
+	}, func(i int, r *reply, c *client) error {
 		if r.kind != ':' {
 			return errUnexpected(r)
 		}
 		if i == 0 {
 			written = r.n == 1
+			if unknown {
+				c.dialect.kind = dialectEphpm // it ran EPHPM.SETIFLOCKED
+			}
 		}
 		return nil
 	})
+	if err == nil && written && release && unknown {
+		// An ephpm-kv server wrote (a Valkey or Redis would have been
+		// sent the script): release now, after the write, one round
+		// trip more, on a connection's first use only.
+		_, err = e.DelIfEq(lock, token)
+	}
 	return written, err
 }

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +26,14 @@ type client struct {
 	out  []byte
 	in   []byte
 	r, w int // unread replies are in[r:w]
+
+	// skip has one entry per command appended since the last flush: true
+	// for a command whose reply the caller does not see (a SCRIPT LOAD
+	// pipelined before its EVALSHA).
+	skip []bool
+
+	dialect dialect // what the server at the other end offers
+	loaded  uint32  // scripts loaded on this connection, by script.bit
 }
 
 func newClient(nc net.Conn) *client {
@@ -38,12 +47,19 @@ func (c *client) stale() bool {
 	if c.r != c.w {
 		return true
 	}
-	bc, ok := c.nc.(*blockingConn)
+	nc := c.nc
+	if tc, ok := nc.(*tls.Conn); ok {
+		// The socket under TLS: a restarted server's FIN (or a parting
+		// alert) shows there as on a plain one.
+		nc = tc.NetConn()
+	}
+	bc, ok := nc.(*blockingConn)
 	return ok && bc.closedByPeer()
 }
 
 // command starts a command of n arguments (the name counts).
 func (c *client) command(n int) {
+	c.skip = append(c.skip, false)
 	c.out = append(c.out, '*')
 	c.out = strconv.AppendInt(c.out, int64(n), 10)
 	c.out = append(c.out, '\r', '\n')

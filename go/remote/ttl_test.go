@@ -43,6 +43,8 @@ func TestTTLReplyNeverWraps(t *testing.T) {
 	}{
 		{-2, time.Millisecond, -2},
 		{-1, time.Microsecond, -1},
+		{0, time.Millisecond, time.Millisecond}, // live, in its last unit
+		{0, time.Microsecond, time.Microsecond},
 		{5, time.Millisecond, 5 * time.Millisecond},
 		{int64(kv.MaxTTL / time.Millisecond), time.Millisecond, kv.MaxTTL},
 		{math.MaxInt64 / int64(time.Millisecond), time.Millisecond, math.MaxInt64 / time.Millisecond * time.Millisecond},

@@ -130,6 +130,13 @@ func checkFences(h *harness) {
 		{"edge", math.MaxInt64, true},
 		{"edge", math.MaxInt64, true},
 		{"edge", math.MinInt64, false},
+		// Negative fences of one length compare by value, not as text.
+		{"neg", -3, true},
+		{"neg", -5, false},
+		{"neg", -2, true},
+		{"neg", -3, false},
+		{"neg", 2, true},
+		{"neg", -9, false},
 	}
 	for i, c := range cases {
 		if got := fence(c.resource, c.fence); got != c.fresh {

@@ -3,6 +3,7 @@ package kvtest
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -178,12 +179,27 @@ func (h *harness) fill(prefix string, ttl time.Duration) (stored map[string]stri
 }
 
 // A full store refuses writes with kv.ErrFull (setnx included: never a
-// false "held"), counts them, and keeps every live entry.
+// false "held"), counts them, and keeps every live entry. A lock taken
+// before it filled can still be renewed, checked and released: those
+// need no room, and a holder that cannot renew loses its lock.
 func checkFull(h *harness) {
 	t := h.t
+	holder := []byte("holder")
+	if ok, err := h.e.SetNX("full:lock", holder, time.Minute); !ok || err != nil {
+		t.Fatalf("SetNX: %v, %v", ok, err)
+	}
 	stored, _ := h.fill("fill:", 0)
 	if len(stored) == 0 {
 		t.Fatal("not even one entry fitted")
+	}
+	if ok, err := h.e.ExpireIfEq("full:lock", holder, 2*time.Minute); !ok || err != nil {
+		t.Errorf("ExpireIfEq of a held lock on a full store: %v, %v", ok, err)
+	}
+	if ttl, err := h.e.TTLIfEq("full:lock", holder); ttl <= time.Minute || err != nil {
+		t.Errorf("TTLIfEq of a held lock on a full store: %v, %v", ttl, err)
+	}
+	if ok, err := h.e.Expire("full:lock", 0); !ok || err != nil {
+		t.Errorf("Expire to none on a full store: %v, %v", ok, err)
 	}
 	rejected := h.stats().Rejected
 	one := []byte("x")
@@ -208,17 +224,26 @@ func checkFull(h *harness) {
 	if got := h.stats().Rejected - rejected; got != int64(len(refusals)) {
 		t.Errorf("Stats.Rejected moved by %d for %d refused writes", got, len(refusals))
 	}
+	if ok, err := h.e.DelIfEq("full:lock", holder); !ok || err != nil {
+		t.Errorf("DelIfEq of a held lock on a full store (after the refusals: it makes room): %v, %v", ok, err)
+	}
 	for key, want := range stored {
 		if got, ok := h.get(key); !ok || got != want {
 			t.Fatalf("%s was evicted or changed (found %v, %d bytes) to make room", key, ok, len(got))
 		}
 	}
-	// Room made by a delete is usable again.
+	// Room made by a delete is usable again: deleting the largest entry
+	// (and, past the engine's memory slack, more) makes room for one byte.
+	keys := make([]string, 0, len(stored))
 	for key := range stored {
-		if ok, err := h.e.Del(key); err != nil || !ok {
+		keys = append(keys, key)
+	}
+	sort.Slice(keys, func(i, j int) bool { return len(stored[keys[i]]) > len(stored[keys[j]]) })
+	for freed := int64(0); len(keys) > 0 && (freed == 0 || freed < h.target.MemorySlack); keys = keys[1:] {
+		if ok, err := h.e.Del(keys[0]); err != nil || !ok {
 			t.Fatalf("Del: %v, %v", ok, err)
 		}
-		break
+		freed += int64(len(stored[keys[0]]))
 	}
 	if err := h.e.Set("full:00000001", one, 0); err != nil {
 		t.Fatalf("Set after a Del on a full store: %v", err)
@@ -247,10 +272,20 @@ func checkFullReclaimsExpired(h *harness) {
 			time.Sleep(ttl + expireSoon) // every deadline has passed
 		}
 	}
+	if h.target.ReclaimExpired != nil {
+		h.target.ReclaimExpired(t)
+	}
 	// The same sizes again, under keys as long, without expiry: every one
-	// fits in the room the expired ones leave.
-	i := 0
+	// fits in the room the expired ones leave (but for the engine's
+	// memory slack).
+	i, left := 0, int64(0)
 	for _, value := range stored {
+		left += int64(len(value))
+	}
+	for _, value := range stored {
+		if left -= int64(len(value)); left < h.target.MemorySlack && h.target.MemorySlack > 0 {
+			break
+		}
 		if err := h.e.Set(fmt.Sprintf("later:%08d", i), []byte(value), 0); err != nil {
 			t.Fatalf("write %d of %d into a store of expired entries: %v", i+1, len(stored), err)
 		}

@@ -37,6 +37,27 @@ type Target struct {
 	// WaitsOnRelease: the engine implements kv.ReleaseWaiter (the shared
 	// segment's futex words); the others let waiters back off instead.
 	WaitsOnRelease bool
+	// Limits, when set, gives the limits an engine that Open made for cfg
+	// really has, for an engine that cannot take cfg's as they are (a
+	// Redis: its largest value is proto-max-bulk-len, at least 1 MiB; its
+	// maxmemory counts its own overhead too; it never compresses, which
+	// CompressMin 0 says). nil: cfg's.
+	Limits func(cfg Config) Config
+	// ReclaimExpired, when set, says the engine reclaims expired entries
+	// only in the background (a Redis's active expiry), not when a write
+	// needs their room: the suite calls it where it expects them gone, and
+	// it returns once they are. nil: a write reclaims them itself.
+	ReclaimExpired func(t *testing.T)
+	// MemorySlack is how far the engine's memory accounting moves besides
+	// its entries: 0 when it counts entries only; a Redis's used_memory
+	// also counts its client buffers and scripts, which grow and shrink
+	// by tens of KiB, and it refuses a write only once it is over its
+	// limit. The memory checks allow this much either way.
+	MemorySlack int64
+	// FencesAreKeys: the engine keeps its fence counter and each
+	// resource's fence record as keys of its own keyspace (a Redis, under
+	// an "ephpm:" prefix), so they count in Stats.Keys.
+	FencesAreKeys bool
 	// ExpiryLag is how much later than its ttl an expired entry may still
 	// be seen: 0 where every access checks the deadline. etcd rounds a
 	// lease up to whole seconds (at least the cluster's shortest lease)
@@ -44,11 +65,10 @@ type Target struct {
 	// through consensus. Later, never sooner: a lock may outlive its ttl
 	// a little, never fall short of it.
 	ExpiryLag time.Duration
-	// ClusterStats: Stats counts what one client of a cluster can see.
-	// The cluster expires entries itself, unseen (Expired stays 0; an
-	// expired key is gone from Keys without a write), and nothing is
-	// compressed (Compressed stays 0, CompressMin reads 0).
-	ClusterStats bool
+	// ExpiresUnseen: the engine's store expires entries itself, unseen by
+	// clients (etcd revokes leases): Stats.Expired stays 0, and an expired
+	// key is gone from Stats.Keys before any write meets it.
+	ExpiresUnseen bool
 	// FullCheckedBy, when set, names the engine's own test of kv.ErrFull:
 	// the engine keeps no memory limit of its own (the cluster's quota,
 	// etcd's --quota-backend-bytes, is its operator's, and freeing room
@@ -68,6 +88,9 @@ func Run(t *testing.T, target Target) {
 	open := func(t *testing.T, cfg Config) *harness {
 		t.Helper()
 		e, peer := target.Open(t, cfg)
+		if target.Limits != nil {
+			cfg = target.Limits(cfg)
+		}
 		if peer == nil {
 			peer = func() kv.Engine { return e }
 		}

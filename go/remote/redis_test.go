@@ -1,0 +1,478 @@
+package remote
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ephpm/ephpm-kv/kv"
+	"github.com/ephpm/ephpm-kv/kv/kvtest"
+)
+
+// One Debian redis-server (7) per test binary, on a unix socket in a temp
+// dir, with nothing persisted; build/deps.sh installs it for make test.
+var redisOnce struct {
+	sync.Once
+	sock, dir string
+	cmd       *exec.Cmd
+	err       error
+}
+
+// redisSocket returns the shared redis-server's socket, starting it on
+// first use; it skips the test only when redis-server is not installed.
+func redisSocket(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not installed (apt-get install redis-server, or build/deps.sh server-tests): the Redis backend is untested here")
+	}
+	redisOnce.Do(func() {
+		redisOnce.dir, redisOnce.err = os.MkdirTemp("", "ephpm-redis-")
+		if redisOnce.err != nil {
+			return
+		}
+		redisOnce.sock = filepath.Join(redisOnce.dir, "redis.sock")
+		redisOnce.cmd, redisOnce.err = startRedis(bin, redisOnce.dir, "--unixsocket", redisOnce.sock, "--port", "0")
+	})
+	if redisOnce.err != nil {
+		t.Fatal(redisOnce.err)
+	}
+	return redisOnce.sock
+}
+
+// startRedis starts redis-server in dir with args and waits until it
+// answers PING on its first listener (a unix socket or a TLS/TCP port is
+// the caller's to wait for otherwise).
+func startRedis(bin, dir string, args ...string) (*exec.Cmd, error) {
+	base := []string{"--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no",
+		"--enable-debug-command", "local", // DEBUG SET-ACTIVE-EXPIRE: see openRedis
+		"--maxmemory-policy", "noeviction", "--proto-max-bulk-len", "1mb", "--loglevel", "warning"}
+	cmd := exec.Command(bin, append(base, args...)...)
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	sock := ""
+	for i, a := range args {
+		if a == "--unixsocket" {
+			sock = args[i+1]
+		}
+	}
+	for start := time.Now(); sock != ""; {
+		if c, err := net.Dial("unix", sock); err == nil {
+			c.Close()
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			cmd.Process.Kill()
+			cmd.Wait()
+			return nil, fmt.Errorf("redis-server did not start: %s", logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return cmd, nil
+}
+
+func stopRedis() {
+	if redisOnce.cmd != nil {
+		redisOnce.cmd.Process.Kill()
+		redisOnce.cmd.Wait()
+	}
+	if redisOnce.dir != "" {
+		os.RemoveAll(redisOnce.dir)
+	}
+}
+
+// redisCmd runs one command on a connection of its own and returns the
+// reply as text (an array's elements joined by newlines, nested ones
+// flattened); an error reply fails the test.
+func redisCmd(t testing.TB, sock string, args ...string) string {
+	t.Helper()
+	out, err := redisTry(sock, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// redisTry is redisCmd that returns an error reply (or a failure to
+// connect) as an error.
+func redisTry(sock string, args ...string) (string, error) {
+	nc, err := net.Dial("unix", sock)
+	if err != nil {
+		return "", err
+	}
+	defer nc.Close()
+	c := newClient(nc)
+	c.command(len(args))
+	for _, a := range args {
+		c.arg(a)
+	}
+	if err := c.flush(); err != nil {
+		return "", err
+	}
+	var out []string
+	var read func() error
+	read = func() error {
+		r, err := c.read()
+		if err != nil {
+			return err
+		}
+		switch r.kind {
+		case '-':
+			return fmt.Errorf("%s: %s", strings.Join(args, " "), r.data)
+		case '*':
+			for i := int64(0); i < r.n; i++ {
+				if err := read(); err != nil {
+					return err
+				}
+			}
+		case ':':
+			out = append(out, strconv.FormatInt(r.n, 10))
+		default:
+			out = append(out, string(r.data))
+		}
+		return nil
+	}
+	err = read()
+	return strings.Join(out, "\n"), err
+}
+
+// infoField is one field of INFO's text, "" when absent.
+func infoField(info, name string) string {
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// openRedis empties the shared server and resets its counters for a new
+// engine of cfg's limits: maxmemory is what an empty server uses plus
+// cfg.MemoryLimit. Active expiry is off, as the suite asks (it counts what
+// a write reclaims); reclaimRedis turns it on where expected. It returns
+// the limits the server really has.
+func openRedis(t *testing.T, sock string, cfg kvtest.Config) kvtest.Config {
+	t.Helper()
+	redisCmd(t, sock, "FLUSHALL")
+	// The scripts are loaded before memory is measured, which a full
+	// store would otherwise never give back.
+	redisCmd(t, sock, "SCRIPT", "FLUSH")
+	for _, s := range scripts {
+		redisCmd(t, sock, "SCRIPT", "LOAD", s.src)
+	}
+	// So is a script's first error (over 100 KiB more, once).
+	redisCmd(t, sock, "SET", "warm-up", "x")
+	if _, err := redisTry(sock, "EVALSHA", scriptIncr.sha, "1", "warm-up", "1", "0"); err == nil {
+		t.Fatal("INCR of x in a script did not fail")
+	}
+	redisCmd(t, sock, "DEL", "warm-up")
+	redisCmd(t, sock, "CONFIG", "SET", "maxmemory", "0")
+	redisCmd(t, sock, "DEBUG", "SET-ACTIVE-EXPIRE", "0")
+	used, err := strconv.ParseInt(infoField(redisCmd(t, sock, "INFO", "memory"), "used_memory"), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Four times the room asked for: a Redis's used_memory moves by up to
+	// MemorySlack besides its entries (client buffers, a script's first
+	// run on a connection costs over 100 KiB), which must stay small next
+	// to the room.
+	limit := used + 4*cfg.MemoryLimit
+	redisCmd(t, sock, "CONFIG", "SET", "maxmemory", strconv.FormatInt(limit, 10))
+	redisCmd(t, sock, "CONFIG", "RESETSTAT")
+	return kvtest.Config{MemoryLimit: limit, MaxValueSize: 1 << 20, CompressMin: 0}
+}
+
+// reclaimRedis lets active expiry run until no key with a TTL is left.
+func reclaimRedis(t *testing.T, sock string) {
+	redisCmd(t, sock, "DEBUG", "SET-ACTIVE-EXPIRE", "1")
+	defer redisCmd(t, sock, "DEBUG", "SET-ACTIVE-EXPIRE", "0")
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		if !strings.Contains(redisCmd(t, sock, "INFO", "keyspace"), "expires=") {
+			return
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Fatal("active expiry left keys with a TTL for 30 s")
+		}
+	}
+}
+
+// The semantic suite against a Redis 7, through the Lua scripts: this
+// client, not knowing what answers, finds out at its first ephpm-kv
+// command. Each peer is its own connection.
+func TestRedisConformance(t *testing.T) {
+	sock := redisSocket(t)
+	url := "unix://" + sock
+	var limits kvtest.Config
+	kvtest.Run(t, kvtest.Target{
+		Open: func(t *testing.T, cfg kvtest.Config) (kv.Engine, func() kv.Engine) {
+			limits = openRedis(t, sock, cfg)
+			return newEngine(t, url, "", 5*time.Second), func() kv.Engine { return newEngine(t, url, "", 5*time.Second) }
+		},
+		TTLResolution:  2 * time.Millisecond,
+		Limits:         func(kvtest.Config) kvtest.Config { return limits },
+		ReclaimExpired: func(t *testing.T) { reclaimRedis(t, sock) },
+		MemorySlack:    256 << 10,
+		FencesAreKeys:  true,
+	})
+}
+
+// commandStats is INFO commandstats and errorstats as name -> calls
+// ("evalsha", "script", ...) and "error:NAME" -> count.
+func commandStats(t *testing.T, sock string) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, line := range strings.Split(redisCmd(t, sock, "INFO", "commandstats", "errorstats"), "\r\n") {
+		name, rest, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		var key, field string
+		switch {
+		case strings.HasPrefix(name, "cmdstat_"):
+			key, field = strings.TrimPrefix(name, "cmdstat_"), "calls="
+		case strings.HasPrefix(name, "errorstat_"):
+			key, field = "error:"+strings.TrimPrefix(name, "errorstat_"), "count="
+		default:
+			continue
+		}
+		for _, kv := range strings.Split(rest, ",") {
+			if v, ok := strings.CutPrefix(kv, field); ok {
+				out[key], _ = strconv.Atoi(v)
+			}
+		}
+	}
+	return out
+}
+
+// On a Redis 7 every operation it has no command for runs as a script
+// (EVALSHA), each script loaded once on the connection, and only the
+// first ephpm-kv command the client tried was unknown.
+func TestRedisUsesScripts(t *testing.T) {
+	sock := redisSocket(t)
+	openRedis(t, sock, kvtest.DefaultConfig)
+	redisCmd(t, sock, "SCRIPT", "FLUSH")
+	e := newEngine(t, "unix://"+sock, "", 5*time.Second)
+	tok := []byte("tok")
+	ops := []struct {
+		name string
+		run  func() error
+	}{
+		{"DelIfEq", func() error { _, err := e.DelIfEq("k", tok); return err }},
+		{"Set", func() error { return e.Set("k", tok, 0) }},
+		{"ExpireIfEq", func() error { _, err := e.ExpireIfEq("k", tok, time.Minute); return err }},
+		{"TTLIfEq", func() error { _, err := e.TTLIfEq("k", tok); return err }},
+		{"Expire 0", func() error { _, err := e.Expire("k", 0); return err }},
+		{"Incr", func() error { _, err := e.Incr("n", 1, time.Minute); return err }},
+		{"SetNXFenced", func() error { _, _, err := e.SetNXFenced("lock", tok, time.Minute); return err }},
+		{"Fence", func() error { _, err := e.Fence("db", 5); return err }},
+		{"SetIfLocked", func() error { _, err := e.SetIfLocked("data", tok, 0, "lock", tok, time.Minute, true); return err }},
+		{"DelIfEq again", func() error { _, err := e.DelIfEq("k", tok); return err }},
+		{"Incr again", func() error { _, err := e.Incr("n", 1, time.Minute); return err }},
+	}
+	redisCmd(t, sock, "CONFIG", "RESETSTAT")
+	for _, op := range ops {
+		if err := op.run(); err != nil {
+			t.Fatalf("%s: %v", op.name, err)
+		}
+	}
+	st := commandStats(t, sock)
+	// All but Set: 10 scripts run, 8 distinct ones loaded.
+	if st["evalsha"] != 10 || st["script|load"] != 8 {
+		t.Errorf("EVALSHA %d times (want 10), SCRIPT LOAD %d (want 8): %v", st["evalsha"], st["script|load"], st)
+	}
+	// DELIFEQ was tried once, at the first operation; then the dialect
+	// was learned (COMMAND INFO, CONFIG GET) and kept.
+	if st["error:ERR"] != 1 || st["command|info"] != 1 || st["config|get"] != 1 {
+		t.Errorf("unknown commands %d (want 1), COMMAND INFO %d, CONFIG GET %d (want 1 each): %v",
+			st["error:ERR"], st["command|info"], st["config|get"], st)
+	}
+	for name := range st {
+		if strings.HasPrefix(name, "ephpm") || name == "delex" {
+			t.Errorf("%s was sent to a Redis 7", name)
+		}
+	}
+}
+
+// A script the server lost (SCRIPT FLUSH here; a restart or a promoted
+// replica in production) is loaded again: the NOSCRIPT reply means it did
+// not run, so the operation is sent once more, and its result is right.
+func TestRedisNoScriptRecovered(t *testing.T) {
+	sock := redisSocket(t)
+	openRedis(t, sock, kvtest.DefaultConfig)
+	e := newEngine(t, "unix://"+sock, "", 5*time.Second)
+	if err := e.Set("lock", []byte("A"), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := e.DelIfEq("lock", []byte("B")); ok || err != nil {
+		t.Fatalf("DelIfEq with another token: %v, %v", ok, err)
+	}
+	redisCmd(t, sock, "SCRIPT", "FLUSH")
+	redisCmd(t, sock, "CONFIG", "RESETSTAT")
+	if ok, err := e.DelIfEq("lock", []byte("A")); !ok || err != nil {
+		t.Fatalf("DelIfEq after SCRIPT FLUSH: %v, %v", ok, err)
+	}
+	if v, _ := redisTry(sock, "EXISTS", "lock"); v != "0" {
+		t.Fatal("the lock is still there")
+	}
+	st := commandStats(t, sock)
+	if st["error:NOSCRIPT"] != 1 || st["script|load"] != 1 || st["evalsha"] != 2 {
+		t.Errorf("NOSCRIPT %d, SCRIPT LOAD %d, EVALSHA %d: want 1, 1, 2 (%v)", st["error:NOSCRIPT"], st["script|load"], st["evalsha"], st)
+	}
+	// Flushed again, with a script the connection never loaded next to
+	// one it did: each comes back.
+	redisCmd(t, sock, "SCRIPT", "FLUSH")
+	if n, err := e.Incr("n", 2, 0); n != 2 || err != nil {
+		t.Fatalf("Incr after another flush: %d, %v", n, err)
+	}
+	if ok, err := e.DelIfEq("lock", []byte("A")); ok || err != nil {
+		t.Fatalf("DelIfEq of a deleted lock after another flush: %v, %v", ok, err)
+	}
+}
+
+// The fence counter of a Redis Cluster shares its lock's slot (a script
+// may touch one slot only), by hash tag: CRC16 of the tag, or of the whole
+// name when it has none.
+func TestClusterFenceCounterSharesSlot(t *testing.T) {
+	slot := func(key string) int {
+		if tag, ok := hashTag(key); ok {
+			key = tag
+		}
+		var crc uint16
+		for i := 0; i < len(key); i++ {
+			crc ^= uint16(key[i]) << 8
+			for b := 0; b < 8; b++ {
+				if crc&0x8000 != 0 {
+					crc = crc<<1 ^ 0x1021
+				} else {
+					crc <<= 1
+				}
+			}
+		}
+		return int(crc) % 16384
+	}
+	if slot("123456789") != 0x31c3%16384 {
+		t.Fatalf("CRC16 of 123456789: %x", slot("123456789"))
+	}
+	for _, lock := range []string{"lock:report", "sess_abc", "{user:1}:lock", "a{b}c{d}", "x{y", "{y"} {
+		counter, ok := clusterFenceCounter(lock)
+		if !ok {
+			t.Errorf("%q: refused", lock)
+			continue
+		}
+		if slot(counter) != slot(lock) {
+			t.Errorf("%q in slot %d, its counter %q in %d", lock, slot(lock), counter, slot(counter))
+		}
+	}
+	for _, lock := range []string{"a}b", "x{}y", "{}{x}"} {
+		if c, ok := clusterFenceCounter(lock); ok {
+			t.Errorf("%q: counter %q, but no name shares its slot by tag", lock, c)
+		}
+	}
+}
+
+// A managed Redis often renames CONFIG (and may hide COMMAND): the client
+// then assumes Redis's default bulk limit and no native compare commands,
+// and everything still runs through the scripts.
+func TestRedisWithoutConfigCommand(t *testing.T) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not installed: the Redis backend is untested here")
+	}
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "r.sock")
+	cmd, err := startRedis(bin, dir, "--port", "0", "--unixsocket", sock,
+		"--rename-command", "CONFIG", "", "--rename-command", "COMMAND", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	e := newEngine(t, "unix://"+sock, "", 5*time.Second)
+	if ok, err := e.SetNX("lock", []byte("A"), time.Minute); !ok || err != nil {
+		t.Fatalf("SetNX: %v, %v", ok, err)
+	}
+	if ok, err := e.DelIfEq("lock", []byte("A")); !ok || err != nil {
+		t.Fatalf("DelIfEq: %v, %v", ok, err)
+	}
+	if f, ok, err := e.SetNXFenced("lock", []byte("A"), time.Minute); !ok || f <= 0 || err != nil {
+		t.Fatalf("SetNXFenced: %d, %v, %v", f, ok, err)
+	}
+	st, err := e.Stats()
+	if err != nil || st.ValueMax != defaultMaxBulk || st.Keys != 2 {
+		t.Fatalf("Stats: %+v, %v (want max_value_size %d, 2 keys: the lock and the fence counter)", st, err, defaultMaxBulk)
+	}
+}
+
+// A replica refuses writes (READONLY: what the old master says after a
+// failover demoted it): unavailable, never a false setnx or a bug report,
+// and the connection is dropped so the next call dials again.
+func TestRedisReplicaIsUnavailable(t *testing.T) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not installed: the Redis backend is untested here")
+	}
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "r.sock")
+	// The replica of a master that is not there: it still answers reads.
+	cmd, err := startRedis(bin, dir, "--port", "0", "--unixsocket", sock, "--replicaof", "127.0.0.1", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	e := newEngine(t, "unix://"+sock, "", 5*time.Second)
+	writes := map[string]func() error{
+		"SetNX": func() error {
+			ok, err := e.SetNX("lock", []byte("A"), time.Minute)
+			if err == nil && !ok {
+				return errors.New("false (held)")
+			}
+			return err
+		},
+		"SetNXFenced": func() error { _, _, err := e.SetNXFenced("lock", []byte("A"), time.Minute); return err },
+		"Incr":        func() error { _, err := e.Incr("n", 1, 0); return err },
+	}
+	for name, w := range writes {
+		if err := w(); !errors.Is(err, kv.ErrUnavailable) || !strings.Contains(err.Error(), "READONLY") {
+			t.Errorf("%s on a replica: %v, want kv.ErrUnavailable (READONLY)", name, err)
+		}
+		if e.cl != nil {
+			t.Errorf("%s on a replica kept the connection", name)
+		}
+	}
+	if found, err := e.Exists("lock"); found || err != nil {
+		t.Fatalf("a read on the replica: %v, %v", found, err)
+	}
+}
+
+// Flush empties the database the engine uses, never the other databases of a
+// Redis that other software shares (FLUSHALL would).
+func TestRedisFlushKeepsOtherDatabases(t *testing.T) {
+	sock := redisSocket(t)
+	openRedis(t, sock, kvtest.DefaultConfig)
+	redisCmd(t, sock, "SET", "other-app", "v")
+	redisCmd(t, sock, "MOVE", "other-app", "1")
+	e := newEngine(t, "unix://"+sock, "", 5*time.Second)
+	if err := e.Set("mine", []byte("v"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := e.Exists("mine"); err != nil || ok {
+		t.Fatalf("Exists(mine) after Flush = %v, %v; want false", ok, err)
+	}
+	if info := redisCmd(t, sock, "INFO", "keyspace"); !strings.Contains(info, "db1:keys=1") {
+		t.Fatalf("Flush emptied another database: INFO keyspace = %q", info)
+	}
+}
