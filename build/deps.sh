@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the build and tests need on Debian, only when missing.
-# Usage: build/deps.sh [demo] [bench] [valgrind] [server-tests] [redis] [bridges] [packaging]
+# Usage: build/deps.sh [demo] [bench] [valgrind] [server-tests] [redis] [bridges] [packaging] [etcd]
 set -euo pipefail
 
 need=(php8.2-cli php8.2-dev php-parser gcc libc6-dev) # gcc: cgo and the extension
@@ -17,6 +17,8 @@ for extra in "$@"; do
     # composer validate; systemd-analyze, systemd-sysusers and setpriv for the
     # unit's test; php-fpm -t for the pool snippets
     packaging) need+=(composer git systemd util-linux php8.2-fpm) ;;
+    # the etcd backend's tests: a 3-member cluster on loopback (build/etcd-cluster.sh)
+    etcd) need+=(etcd-server etcd-client) ;;
     *) echo "deps.sh: unknown extra '$extra'" >&2; exit 2 ;;
   esac
 done

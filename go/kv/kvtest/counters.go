@@ -35,7 +35,7 @@ func checkIncr(h *harness) {
 	}
 	// An expired counter is absent: created anew, with the new ttl.
 	h.set("e", "100", expireSoon)
-	waitExpiry()
+	h.waitExpiry()
 	if n := incr("e", 1, time.Hour); n != 1 || !h.within(h.ttl("e"), time.Hour, time.Minute) {
 		t.Fatalf("Incr of an expired counter: %d, ttl %v", n, h.ttl("e"))
 	}
