@@ -1,0 +1,405 @@
+package lincheck
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+)
+
+// A 3-member etcd cluster (Debian's etcd-server, heartbeat 50 ms, election
+// timeout 500 ms: build/etcd-cluster.sh) whose members are Procs of the
+// test, so faults can stop, kill and restart them on their data dirs.
+
+// etcdModel is what the etcd backend promises. Fences are create
+// revisions: one counter for the whole cluster (EngineWide). Expiry has a
+// lower bound only: a lease never ends before its TTL from the call (it is
+// granted inside the call, and a new leader only lengthens leases), but a
+// leader change gives every live lease its whole TTL again, plus an
+// election timeout (etcd 3.4's lessor.Promote; lease checkpoints are off by
+// default), so under leader changes a lock may outlive its TTL by any
+// number of TTLs. A Slack longer than the runs says so: past its TTL a lock
+// may be held or gone, never gone before.
+var etcdModel = Config{FenceDomain: EngineWide, Slack: time.Hour, Guarantees: All}
+
+// etcdTTL: every acquisition's and refresh's. Longer than the cluster's
+// shortest lease (1 s) and than the outages, so locks change hands by
+// release, and by expiry only for the holders that overrun it.
+const etcdTTL = 3 * time.Second
+
+// etcdTimeout is each client's (ephpm.server_timeout): an acquisition is
+// two commits (lease grant, txn); a loaded two-core machine needs room.
+const etcdTimeout = 250 * time.Millisecond
+
+type etcdCluster struct {
+	url     string // etcd://host:port,...
+	members []*Proc
+	cl      *clientv3.Client // for Status only
+	eps     []string
+}
+
+// etcdPort is the first port of lincheck's clusters (etcdkv's tests use
+// 23790 and 23800, php-tests/etcd 23820); EPHPM_LINCHECK_ETCD_PORT moves it.
+func etcdPort() int {
+	if p, err := strconv.Atoi(os.Getenv("EPHPM_LINCHECK_ETCD_PORT")); err == nil {
+		return p
+	}
+	return 23840
+}
+
+func startEtcd(t *testing.T) *etcdCluster {
+	t.Helper()
+	if _, err := exec.LookPath("etcd"); err != nil {
+		t.Skip("etcd is not installed (build/deps.sh etcd)")
+	}
+	script, err := filepath.Abs("../../build/etcd-cluster.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := "/dev/shm" // etcd fsyncs every commit: tmpfs keeps that cheap
+	if _, err := os.Stat(tmp); err != nil {
+		tmp = ""
+	}
+	dir, err := os.MkdirTemp(tmp, "ephpm-lincheck-etcd-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := strconv.Itoa(etcdPort())
+	out, err := exec.Command(script, "init", dir, base).Output()
+	if err != nil {
+		os.RemoveAll(dir)
+		t.Fatalf("etcd-cluster.sh init: %v", err)
+	}
+	c := &etcdCluster{eps: strings.Split(strings.TrimSpace(string(out)), ",")}
+	c.url = "etcd://" + strings.Join(c.eps, ",")
+	c.cl, err = clientv3.New(clientv3.Config{Endpoints: c.eps, DialTimeout: time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ep := range c.eps {
+		c.members = append(c.members, &Proc{
+			Name: fmt.Sprintf("m%d", i+1),
+			Path: script,
+			Args: []string{"member", dir, strconv.Itoa(i + 1), base},
+			// Serving: the member knows a leader.
+			Ready: func() error {
+				st, err := c.status(ep)
+				if err == nil && st.Leader == 0 {
+					err = errors.New("no leader")
+				}
+				return err
+			},
+		})
+	}
+	t.Cleanup(func() {
+		for _, m := range c.members {
+			m.Stop()
+		}
+		c.cl.Close()
+		os.RemoveAll(dir)
+	})
+	// Together: a member alone has no leader to know.
+	errs := make([]error, len(c.members))
+	var wg sync.WaitGroup
+	for i, m := range c.members {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = m.Start() }()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (c *etcdCluster) status(ep string) (*clientv3.StatusResponse, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	return c.cl.Status(ctx, ep)
+}
+
+// leader is the member that says it leads, among those not in skip,
+// waited for up to 5 s (an election may be under way).
+func (c *etcdCluster) leader(skip ...*Proc) (*Proc, error) {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for i, ep := range c.eps {
+			if containsProc(skip, c.members[i]) {
+				continue
+			}
+			if st, err := c.status(ep); err == nil && st.Leader == st.Header.MemberId {
+				return c.members[i], nil
+			}
+		}
+	}
+	return nil, errors.New("no member leads")
+}
+
+func containsProc(ps []*Proc, p *Proc) bool {
+	for _, q := range ps {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// follower is a member other than l.
+func (c *etcdCluster) follower(l *Proc, k int) *Proc {
+	var others []*Proc
+	for _, m := range c.members {
+		if m != l {
+			others = append(others, m)
+		}
+	}
+	return others[k%len(others)]
+}
+
+// outages records when each fault struck and healed, on the history's
+// clock, for the direct assertions.
+type outages struct {
+	clock     func() int64
+	mu        sync.Mutex
+	strikes   []int64
+	heals     []int64
+	elections int // leader SIGSTOPs during which another member took over
+	leaders   int // SIGKILLs that hit the leader
+}
+
+func (o *outages) strike() { o.mu.Lock(); o.strikes = append(o.strikes, o.clock()); o.mu.Unlock() }
+func (o *outages) heal()   { o.mu.Lock(); o.heals = append(o.heals, o.clock()); o.mu.Unlock() }
+
+// stopLeader SIGSTOPs the leader for length (over the election timeout),
+// every period, and checks that another member was elected meanwhile.
+func (c *etcdCluster) stopLeader(o *outages, period, length time.Duration) Fault {
+	return Every("SIGSTOP the leader", period-length, func(ctx context.Context, note func(string, ...any)) error {
+		l, err := c.leader()
+		if err != nil {
+			return err
+		}
+		if err := l.Pause(); err != nil {
+			return err
+		}
+		o.strike()
+		note("SIGSTOP %s, the leader", l.Name)
+		sleep(ctx, length)
+		if ctx.Err() == nil {
+			if n, err := c.leader(l); err == nil {
+				o.mu.Lock()
+				o.elections++
+				o.mu.Unlock()
+				note("%s elected", n.Name)
+			}
+		}
+		o.heal()
+		if err := l.Resume(); err != nil {
+			return err
+		}
+		note("SIGCONT %s", l.Name)
+		return nil
+	})
+}
+
+// killMember kill -9s the leader, then a follower, alternately, every
+// period, and restarts it on its data dir after down.
+func (c *etcdCluster) killMember(o *outages, period, down time.Duration) Fault {
+	k := 0
+	return KillRestartPicked("SIGKILL a member", func() (*Proc, error) {
+		l, err := c.leader()
+		if err != nil {
+			return nil, err
+		}
+		o.strike()
+		if k++; k%2 == 1 {
+			o.mu.Lock()
+			o.leaders++
+			o.mu.Unlock()
+			return l, nil
+		}
+		return c.follower(l, k/2), nil
+	}, period, down)
+}
+
+// noQuorum SIGSTOPs two members (the leader and a follower, then both
+// followers, alternately) for length, every period.
+func (c *etcdCluster) noQuorum(o *outages, period, length time.Duration) Fault {
+	k := 0
+	return Every("no quorum", period-length, func(ctx context.Context, note func(string, ...any)) error {
+		l, err := c.leader()
+		if err != nil {
+			return err
+		}
+		stopped := []*Proc{l, c.follower(l, k)}
+		if k%2 == 1 {
+			stopped = []*Proc{c.follower(l, 0), c.follower(l, 1)}
+		}
+		k++
+		for _, m := range stopped {
+			if err := m.Pause(); err != nil {
+				return err
+			}
+		}
+		o.strike()
+		note("SIGSTOP %s and %s: no quorum", stopped[0].Name, stopped[1].Name)
+		sleep(ctx, length)
+		o.heal()
+		for _, m := range stopped {
+			if err := m.Resume(); err != nil {
+				return err
+			}
+		}
+		note("SIGCONT %s and %s", stopped[0].Name, stopped[1].Name)
+		return nil
+	})
+}
+
+// grants are the acquisitions known to be granted.
+func grants(h []porcupine.Operation) []porcupine.Operation {
+	var g []porcupine.Operation
+	for _, op := range h {
+		if in, out := op.Input.(Input), op.Output.(Output); in.Kind == Acquire && !out.Unknown && out.OK {
+			g = append(g, op)
+		}
+	}
+	return g
+}
+
+// fencesRiseAcross asserts directly what the model checks among the rest:
+// every fence granted after a fault struck is above every fence granted
+// before it. It returns how many grants came after a strike.
+func fencesRiseAcross(t *testing.T, h []porcupine.Operation, strikes []int64) int {
+	t.Helper()
+	g := grants(h)
+	after := 0
+	for i, s := range strikes {
+		var before int64
+		for _, op := range g {
+			if op.Return < s {
+				before = max(before, op.Output.(Output).Fence)
+			}
+		}
+		n := 0
+		for _, op := range g {
+			if f := op.Output.(Output).Fence; op.Call > s {
+				n++
+				if f <= before {
+					t.Errorf("fault %d: fence %d granted after it, %d before it", i+1, f, before)
+				}
+			}
+		}
+		if n == 0 && i == 0 {
+			t.Errorf("no grant after the first fault: the cluster did not serve again")
+		}
+		after += n
+	}
+	return after
+}
+
+// answeredWithoutQuorum returns the operations called after two members
+// were stopped that returned an answer before they resumed: none may
+// (every operation, reads too, needs the quorum).
+func answeredWithoutQuorum(h []porcupine.Operation, o *outages) []porcupine.Operation {
+	var bad []porcupine.Operation
+	for i := range o.heals {
+		for _, op := range h {
+			if !op.Output.(Output).Unknown && op.Call > o.strikes[i] && op.Return < o.heals[i] {
+				bad = append(bad, op)
+			}
+		}
+	}
+	return bad
+}
+
+// etcdRun runs the Go workload (each client its own engine and
+// connection) on c under faults and checks it.
+func etcdRun(t *testing.T, c *etcdCluster, w Workload, faults func(*outages) []Fault) (Verdict, *Recorder, *outages) {
+	t.Helper()
+	rec := NewRecorder()
+	o := &outages{clock: rec.Now}
+	log, err := Scenario{Open: openURL(t, c.url, etcdTimeout), Workload: w, Faults: faults(o)}.Execute(context.Background(), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range log {
+		t.Log(l)
+	}
+	return verify(t, "every guarantee", etcdModel, rec, nil), rec, o
+}
+
+var etcdWorkload = Workload{Clients: 6, TTL: etcdTTL, Hold: 20 * time.Millisecond, Overrun: 0.01, Idle: 5 * time.Millisecond}
+
+func etcdLinearizable(t *testing.T, v Verdict, rec *Recorder, o *outages) {
+	t.Helper()
+	if !v.Linearizable() {
+		t.Errorf("etcd: %v", v)
+	}
+	if v.Locks.Unknown == 0 || v.Locks.Granted < 100 {
+		t.Errorf("the faults did not bite or the workload did not run: %v", v.Locks)
+	}
+	after := fencesRiseAcross(t, rec.History(), o.strikes)
+	t.Logf("%d faults; %d grants after a fault, every fence above those before it", len(o.strikes), after)
+}
+
+// TestEtcdLeaderStoppedIsLinearizable: the leader SIGSTOPped for 1.5 s
+// (three election timeouts) every 3 s: another member is elected, the old
+// one rejoins as a follower when it continues.
+func TestEtcdLeaderStoppedIsLinearizable(t *testing.T) {
+	faultTest(t)
+	c := startEtcd(t)
+	w := etcdWorkload
+	w.Duration = 6500 * time.Millisecond
+	v, rec, o := etcdRun(t, c, w, func(o *outages) []Fault {
+		return []Fault{c.stopLeader(o, 3*time.Second, 1500*time.Millisecond)}
+	})
+	etcdLinearizable(t, v, rec, o)
+	if o.elections < 2 {
+		t.Errorf("%d leader elections during %d SIGSTOPs: the fault did not force them", o.elections, len(o.strikes))
+	}
+}
+
+// TestEtcdMemberKilledIsLinearizable: kill -9 of the leader, then of a
+// follower, every 2.5 s; each restarts on its data dir 0.5 s later.
+func TestEtcdMemberKilledIsLinearizable(t *testing.T) {
+	faultTest(t)
+	c := startEtcd(t)
+	w := etcdWorkload
+	w.Duration = 7500 * time.Millisecond
+	v, rec, o := etcdRun(t, c, w, func(o *outages) []Fault {
+		return []Fault{c.killMember(o, 2500*time.Millisecond, 500*time.Millisecond)}
+	})
+	etcdLinearizable(t, v, rec, o)
+	if len(o.strikes) < 2 || o.leaders < 1 {
+		t.Errorf("%d kills, %d of the leader: want 2, 1", len(o.strikes), o.leaders)
+	}
+}
+
+// TestEtcdNoQuorumIsLinearizable: two members of three SIGSTOPped for 2 s,
+// every 3.5 s. Meanwhile every call times out (maybe-happened), none is
+// answered.
+func TestEtcdNoQuorumIsLinearizable(t *testing.T) {
+	faultTest(t)
+	c := startEtcd(t)
+	w := etcdWorkload
+	w.Duration = 6500 * time.Millisecond
+	v, rec, o := etcdRun(t, c, w, func(o *outages) []Fault {
+		return []Fault{c.noQuorum(o, 3500*time.Millisecond, 2*time.Second)}
+	})
+	etcdLinearizable(t, v, rec, o)
+	if len(o.heals) < 1 {
+		t.Fatal("no outage ran")
+	}
+	for _, op := range answeredWithoutQuorum(rec.History(), o) {
+		in := op.Input.(Input)
+		t.Errorf("answered without a quorum: %s", describe(in, op.Output.(Output)))
+	}
+}
