@@ -401,12 +401,14 @@ func etcdRun(t *testing.T, c *etcdCluster, w Workload, faults func(*outages, *Re
 
 var etcdWorkload = Workload{Clients: 6, TTL: etcdTTL, Hold: 20 * time.Millisecond, Overrun: 0.01, Idle: 5 * time.Millisecond}
 
-func etcdLinearizable(t *testing.T, v Verdict, rec *Recorder, o *outages) {
+// etcdLinearizable asserts zero violations, and that the run granted at
+// least minGrants locks and had calls time out.
+func etcdLinearizable(t *testing.T, v Verdict, rec *Recorder, o *outages, minGrants int) {
 	t.Helper()
 	if !v.Linearizable() {
 		t.Errorf("etcd: %v", v)
 	}
-	if v.Locks.Unknown == 0 || v.Locks.Granted < 100 {
+	if v.Locks.Unknown == 0 || v.Locks.Granted < minGrants {
 		t.Errorf("the faults did not bite or the workload did not run: %v", v.Locks)
 	}
 	after := fencesRiseAcross(t, rec.History(), o.strikes)
@@ -424,7 +426,7 @@ func TestEtcdLeaderStoppedIsLinearizable(t *testing.T) {
 	v, rec, o := etcdRun(t, c, w, func(o *outages, _ *Recorder) []Fault {
 		return []Fault{Every("SIGSTOP the leader", 1500*time.Millisecond, c.stopLeader(o, time.Second))}
 	})
-	etcdLinearizable(t, v, rec, o)
+	etcdLinearizable(t, v, rec, o, 100)
 	if o.elections < 2 {
 		t.Errorf("%d leader elections during %d SIGSTOPs: the fault did not force them", o.elections, len(o.strikes))
 	}
@@ -440,7 +442,7 @@ func TestEtcdMemberKilledIsLinearizable(t *testing.T) {
 	v, rec, o := etcdRun(t, c, w, func(o *outages, _ *Recorder) []Fault {
 		return []Fault{Every("SIGKILL a member", 2*time.Second, c.killMember(o, 500*time.Millisecond))}
 	})
-	etcdLinearizable(t, v, rec, o)
+	etcdLinearizable(t, v, rec, o, 100)
 	if len(o.strikes) < 2 || o.leaders < 1 {
 		t.Errorf("%d kills, %d of the leader: want 2, 1", len(o.strikes), o.leaders)
 	}
@@ -458,7 +460,7 @@ func TestEtcdNoQuorumIsLinearizable(t *testing.T) {
 		return []Fault{Every("no quorum", 1500*time.Millisecond, c.noQuorum(o, 2*time.Second)),
 			reader(openURL(t, c.url, etcdTimeout), rec, "lock:a", "lock:b", "lock:c")}
 	})
-	etcdLinearizable(t, v, rec, o)
+	etcdLinearizable(t, v, rec, o, 100)
 	if len(o.quorumless) < 1 {
 		t.Fatal("no outage ran")
 	}
@@ -496,7 +498,7 @@ func TestEtcdPHPProcessesAreLinearizable(t *testing.T) {
 		t.Log(l)
 	}
 	v := verify(t, "every guarantee", etcdModel, rec, nil)
-	etcdLinearizable(t, v, rec, o)
+	etcdLinearizable(t, v, rec, o, 40) // 4 processes, some holding 3-6 s
 	if len(o.strikes) != 3 || o.elections != 1 || o.leaders != 1 {
 		t.Errorf("%d faults, %d elections, %d leader kills: want 3, 1, 1", len(o.strikes), o.elections, o.leaders)
 	}
