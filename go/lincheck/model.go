@@ -123,7 +123,7 @@ type state struct {
 	locks []holder // by key
 	seen  []seen   // by resource
 	fence int64    // a lower bound on the highest fence granted so far
-	now   int64    // a lower bound on the time of the last op placed
+	now   int64    // a lower bound on the time of the last op placed, set by expiry
 }
 
 func (c Config) domain(key string) string {
@@ -158,30 +158,32 @@ func (s state) find(key string) (int, bool) {
 
 // views returns the states this call may have seen for its key: the lock
 // live, expired (removed), or either. The call takes effect at some point
-// in [max(now, Call), Return]: no earlier than the ops placed before it
-// (now), whatever its own interval, which for a maybe-happened call runs to
-// the end of time. Seeing the lock expired moves now to the deadline's
-// earliest, so no later op may see it live nor return before it.
+// in [max(now, Call), Return]: no earlier than the calls placed before it,
+// whatever its own interval, which for a maybe-happened call runs to the
+// end of time. Seeing the lock expired moves now to the deadline's
+// earliest when that is past the call, so no call placed later may return
+// before it. (Porcupine itself places no call after one that returned
+// before it was made: now only records what expiry adds to that.)
 func (s state) views(in Input) []state {
 	t := max(s.now, in.Call)
 	if t > in.Return {
-		return nil // placed after an op that can only have taken effect later
+		return nil // placed after an expiry it can only have preceded
 	}
-	n := s
-	n.now = t
 	i, ok := s.find(in.Key)
 	if !ok {
-		return []state{n}
+		return []state{s}
 	}
 	h := s.locks[i]
 	forever := h.lo == math.MaxInt64 && h.hi == math.MaxInt64
 	var out []state
 	if forever || t < h.hi {
-		out = append(out, n)
+		out = append(out, s)
 	}
 	if at := max(t, h.lo); !forever && at <= in.Return {
-		g := n.without(i)
-		g.now = at
+		g := s.without(i)
+		if h.lo > in.Call {
+			g.now = max(s.now, h.lo)
+		}
 		out = append(out, g)
 	}
 	return out
