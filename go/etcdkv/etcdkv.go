@@ -82,6 +82,11 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Password != "" && cfg.User == "" {
 		return nil, errors.New("etcd authentication needs a user name: etcd://user@host:port,... with the password in ephpm.server_password")
 	}
+	// The client authenticates only with both: a user alone would run
+	// unauthenticated, silently (etcd 3.4 has no password-less users).
+	if cfg.User != "" && cfg.Password == "" {
+		return nil, fmt.Errorf("etcd authentication as %q needs its password in ephpm.server_password", cfg.User)
+	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = time.Second
 	}
