@@ -158,6 +158,7 @@ bench: all $(FLOOR_LIB)
 	$(PHP) -n bench/lock_pair.php
 	$(PHP) -n bench/bridges.php
 	bench/server.sh
+	$(PHP) -n bench/backends.php
 	bench/sessions.sh
 	bench/idle_workers.sh
 
