@@ -285,8 +285,9 @@ printf("lock pairs per second (acquire + release, lock TTL 30 s) from PHP %s on 
     . "lock of its own; %d rounds x %.2f s per sample, all rows taking turns each round; median (min-max) over\n"
     . "rounds; ratio: median / the median of phpredis (SET NX PX + EVALSHA) on the same Redis, or on the Redis\n"
     . "named (same transport); for the cluster, RedisCluster on it; CPU: microseconds of CPU per pair, median,\n"
-    . "of the PHP processes + the server's (all its nodes); %.0f s in all (servers started in %.0f s); load\n"
-    . "average %s at start, %s at end\n",
+    . "of the PHP processes + the server's (all its nodes), and the sum's ratio to the same reference (load on\n"
+    . "the machine moves it much less than pairs/s); %.0f s in all (servers started in %.0f s); load average\n"
+    . "%s at start, %s at end\n",
     PHP_VERSION, $rounds, $seconds, microtime(true) - $begin, $t0 - $begin, $load0, loadavg());
 foreach ($modes as $n) {
     printf("  %-14s %-34s %-22s %-20s %s\n", $n === 1 ? '1 process' : "$n processes", 'contender', 'pairs/s',
@@ -297,9 +298,13 @@ foreach ($modes as $n) {
             $ratio = $ref === null ? '-' : sprintf('%.2fx', median($xs) / $ref)
                 . ($refRow === $label ? '' : " ($refRow)");
             $u = $cpu[$n][$label][$c];
+            $us = median($u['php']) + median($u['server']);
+            $refCpu = isset($cpu[$n][$refRow][$refC])
+                ? median($cpu[$n][$refRow][$refC]['php']) + median($cpu[$n][$refRow][$refC]['server']) : null;
             printf("  %-14s %-34s %-22s %-20s %s\n", $label, $names[$c],
                 sprintf('%.0f (%.0f-%.0f)', median($xs), min($xs), max($xs)), $ratio,
-                sprintf('%.1f + %.1f', median($u['php']), median($u['server'])));
+                sprintf('%.1f + %.1f', median($u['php']), median($u['server']))
+                . ($refCpu === null ? '' : sprintf(' (%.2fx)', $us / $refCpu)));
         }
     }
 }
