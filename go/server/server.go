@@ -202,11 +202,20 @@ func (s *Server) Close() error {
 		s.stopSnap = nil
 	}
 	var err error
+	var id uint64
 	if s.cfg.Snapshot != "" {
-		err = s.saveSnapshot()
+		id, err = s.writeSnapshot()
 	}
 	// Closing the unix listener removed its socket file; a path whose
 	// Listen was refused (a file, another server's socket) is not ours.
 	s.store.Close()
+	if s.cfg.Snapshot != "" && err == nil {
+		// After the store stopped reserving fences: the snapshot holds
+		// every fence recorded, and the next start may trust it.
+		err = writeFenceFile(fencePath(s.cfg.Snapshot), fenceFile{mark: s.store.DurableFenceMark(), cleanSnap: id})
+		if err != nil {
+			err = fmt.Errorf("recording the clean shutdown: %w", err)
+		}
+	}
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"time"
 	"unsafe"
@@ -22,7 +23,10 @@ import (
 //	header  "EPHPMKVS", version (uint32), CRC-32C of those 12 bytes (uint32)
 //	frames  tag (byte), payload length (uvarint), payload,
 //	        CRC-32C of tag, length and payload (uint32)
-//	  'M'   once, first: fence counter (varint), written at (Unix ms, varint)
+//	  'M'   once, first: fence counter (varint), written at (Unix ms, varint),
+//	        then, absent from files written before they were added: the
+//	        fence floor (varint), the snapshot's id (random, uvarint; see
+//	        fencefile.go)
 //	  'F'   per resource: name length (uvarint), name, highest fence (varint)
 //	  'K'   per key: key length (uvarint), key, expiry (Unix ms, 0 = none;
 //	        varint), value (the rest)
@@ -50,6 +54,15 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // openSnapshot runs at start when --snapshot is set: it removes temp files
 // a crash left, checks that the file can be written, loads it (verified)
 // and makes fences durable beside it.
+//
+// The fences recorded per resource (EPHPM.FENCE) are only in the snapshot,
+// so a crash loses those recorded since it was written, while the fences
+// issued survive in the fence mark file. Unless the last run ended with a
+// clean shutdown that wrote this very snapshot, every fence check is held
+// to a floor, the first fence this run issues: a fence issued before the
+// crash is refused, as one above it may have been recorded and lost. That
+// costs nothing per check (no fsync), and refuses holders whose locks the
+// crash may have lost anyway.
 func (s *Server) openSnapshot() error {
 	path := s.cfg.Snapshot
 	if err := checkWritable(path); err != nil {
@@ -58,17 +71,25 @@ func (s *Server) openSnapshot() error {
 	if err := errors.Join(removeStaleTemps(path), removeStaleTemps(fencePath(path))); err != nil {
 		return fmt.Errorf("removing stale snapshot temp files: %w", err)
 	}
-	mark, err := readFenceMark(fencePath(path))
+	ff, ffFound, err := readFenceFile(fencePath(path))
 	if err != nil {
 		return err
 	}
-	n, err := s.loadSnapshot()
+	n, id, found, err := s.loadSnapshot()
 	if err != nil {
 		return err
 	}
-	if err := s.store.RestoreFences(store.FenceState{Counter: mark}); err != nil {
+	if err := s.store.RestoreFences(store.FenceState{Counter: ff.mark}); err != nil {
 		return err
 	}
+	if clean := found && id != 0 && id == ff.cleanSnap; !clean && (ffFound || found) {
+		floor := s.store.LastFence() + 1
+		s.store.RaiseFenceFloor(floor)
+		s.log.Warn("the last run did not end with a clean shutdown after this snapshot: "+
+			"fence checks refuse every fence issued before this start", "path", path, "floor", floor)
+	}
+	// The first reservation also overwrites a clean record: from here on
+	// the snapshot on disk no longer holds every recorded fence.
 	if err := s.store.DurableFences(func(mark int64) error {
 		return writeFenceMark(fencePath(path), mark)
 	}, s.cfg.FenceBlock); err != nil {
@@ -110,15 +131,24 @@ func (fw *frameWriter) frame(tag byte, parts ...[]byte) {
 }
 
 func (s *Server) saveSnapshot() error {
+	_, err := s.writeSnapshot()
+	return err
+}
+
+// writeSnapshot writes the snapshot and returns its id.
+func (s *Server) writeSnapshot() (uint64, error) {
 	path := s.cfg.Snapshot
 	var keys uint64
+	id := rand.Uint64() | 1 // never 0, which means none
 	err := writeFileAtomic(path, func(w *bufio.Writer) error {
 		fw := &frameWriter{w: w}
 		hdr := binary.LittleEndian.AppendUint32([]byte(snapshotMagic), snapshotVersion)
 		fw.write(binary.LittleEndian.AppendUint32(hdr, crc32.Checksum(hdr, castagnoli)))
 		fences := s.store.Fences()
 		meta := binary.AppendVarint(nil, fences.Counter)
-		fw.frame('M', binary.AppendVarint(meta, time.Now().UnixMilli()))
+		meta = binary.AppendVarint(meta, time.Now().UnixMilli())
+		meta = binary.AppendVarint(meta, fences.Floor)
+		fw.frame('M', binary.AppendUvarint(meta, id))
 		for resource, fence := range fences.Highest {
 			h := binary.AppendUvarint(nil, uint64(len(resource)))
 			fw.frame('F', h, []byte(resource), binary.AppendVarint(nil, fence))
@@ -148,10 +178,10 @@ func (s *Server) saveSnapshot() error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("writing snapshot %s: %w", path, err)
+		return 0, fmt.Errorf("writing snapshot %s: %w", path, err)
 	}
 	s.log.Info("snapshot saved", "path", path, "keys", keys)
-	return nil
+	return id, nil
 }
 
 // snapshotError names the file and the offset of the first bad byte range.
@@ -235,62 +265,77 @@ func (fr *frameReader) next() (byte, []byte, int64, error) {
 	return head[0], payload, start, nil
 }
 
-// loadSnapshot loads the snapshot into the store, verifying all of it; an
-// absent file is an empty store.
-func (s *Server) loadSnapshot() (int, error) {
+// loadSnapshot loads the snapshot into the store, verifying all of it, and
+// returns the keys loaded and its id (0 in files written before ids); an
+// absent file (found false) is an empty store.
+func (s *Server) loadSnapshot() (keys int, id uint64, found bool, err error) {
 	path := s.cfg.Snapshot
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
+		return 0, 0, false, nil
 	}
 	if err != nil {
-		return 0, err
+		return 0, 0, false, err
 	}
+	keys, id, err = s.readSnapshot(f)
+	return keys, id, err == nil, err
+}
+
+func (s *Server) readSnapshot(f *os.File) (int, uint64, error) {
+	path := s.cfg.Snapshot
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	fr := &frameReader{path: path, r: bufio.NewReaderSize(f, 256<<10), size: fi.Size(), all: crc32.New(castagnoli),
 		maxFrame: kv.MaxKeySize + s.cfg.MaxBulk + 3*binary.MaxVarintLen64}
 	hdr := make([]byte, snapshotHeader)
 	if err := fr.read(hdr); err != nil {
-		return 0, fr.bad(0, "shorter than the %d-byte header", snapshotHeader)
+		return 0, 0, fr.bad(0, "shorter than the %d-byte header", snapshotHeader)
 	}
 	switch {
 	case string(hdr[:7]) == "EPHPMKV" && hdr[7] != 'S':
-		return 0, fmt.Errorf("snapshot %s is in an older, unverifiable format (%q); refusing to start: move it away to start empty", path, hdr[:8])
+		return 0, 0, fmt.Errorf("snapshot %s is in an older, unverifiable format (%q); refusing to start: move it away to start empty", path, hdr[:8])
 	case string(hdr[:8]) != snapshotMagic:
-		return 0, fr.bad(0, "not an ephpm-kv snapshot (no %q header)", snapshotMagic)
+		return 0, 0, fr.bad(0, "not an ephpm-kv snapshot (no %q header)", snapshotMagic)
 	case crc32.Checksum(hdr[:12], castagnoli) != binary.LittleEndian.Uint32(hdr[12:]):
-		return 0, fr.bad(0, "header checksum mismatch")
+		return 0, 0, fr.bad(0, "header checksum mismatch")
 	case binary.LittleEndian.Uint32(hdr[8:]) != snapshotVersion:
-		return 0, fmt.Errorf("snapshot %s has format version %d; this server reads version %d", path, binary.LittleEndian.Uint32(hdr[8:]), snapshotVersion)
+		return 0, 0, fmt.Errorf("snapshot %s has format version %d; this server reads version %d", path, binary.LittleEndian.Uint32(hdr[8:]), snapshotVersion)
 	}
 	fences := store.FenceState{Highest: map[string]int64{}}
-	var nkeys, nfences uint64
+	var nkeys, nfences, id uint64
 	loaded, metaSeen := 0, false
 	for {
 		sumBefore := fr.all.Sum32()
 		tag, p, off, err := fr.next()
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		if (tag == 'M') == metaSeen {
-			return 0, fr.bad(off, "frame %q out of place", tag)
+			return 0, 0, fr.bad(off, "frame %q out of place", tag)
 		}
 		switch tag {
 		case 'M':
 			metaSeen = true
 			var ok bool
 			if fences.Counter, p, ok = varint(p); !ok {
-				return 0, fr.bad(off, "malformed meta frame")
+				return 0, 0, fr.bad(off, "malformed meta frame")
+			}
+			if _, p, ok = varint(p); ok && len(p) > 0 { // written at, then the floor and the id
+				if fences.Floor, p, ok = varint(p); ok {
+					id, p, ok = uvarint(p)
+				}
+			}
+			if !ok || len(p) != 0 {
+				return 0, 0, fr.bad(off, "malformed meta frame")
 			}
 		case 'F':
 			name, rest, ok := lenPrefixed(p)
 			fence, rest, ok2 := varint(rest)
 			if !ok || !ok2 || len(rest) != 0 || nkeys > 0 {
-				return 0, fr.bad(off, "malformed fence frame")
+				return 0, 0, fr.bad(off, "malformed fence frame")
 			}
 			fences.Highest[string(name)] = fence
 			nfences++
@@ -298,7 +343,7 @@ func (s *Server) loadSnapshot() (int, error) {
 			key, rest, ok := lenPrefixed(p)
 			at, value, ok2 := varint(rest)
 			if !ok || !ok2 || len(key) == 0 {
-				return 0, fr.bad(off, "malformed key frame")
+				return 0, 0, fr.bad(off, "malformed key frame")
 			}
 			nkeys++
 			var ttl time.Duration
@@ -308,27 +353,27 @@ func (s *Server) loadSnapshot() (int, error) {
 				}
 			}
 			if _, err := s.store.SetWith(string(key), value, store.SetOptions{TTL: min(ttl, kv.MaxTTL)}); err != nil {
-				return 0, fmt.Errorf("loading snapshot %s (key frame at byte %d): %w", path, off, err)
+				return 0, 0, fmt.Errorf("loading snapshot %s (key frame at byte %d): %w", path, off, err)
 			}
 			loaded++
 		case 'E':
 			wantF, rest, ok := uvarint(p)
 			wantK, rest, ok2 := uvarint(rest)
 			if !ok || !ok2 || len(rest) != 4 {
-				return 0, fr.bad(off, "malformed end frame")
+				return 0, 0, fr.bad(off, "malformed end frame")
 			}
 			if wantF != nfences || wantK != nkeys {
-				return 0, fr.bad(off, "end frame counts %d fences and %d keys, the file holds %d and %d", wantF, wantK, nfences, nkeys)
+				return 0, 0, fr.bad(off, "end frame counts %d fences and %d keys, the file holds %d and %d", wantF, wantK, nfences, nkeys)
 			}
 			if binary.LittleEndian.Uint32(rest) != sumBefore {
-				return 0, fr.bad(off, "whole-file checksum mismatch")
+				return 0, 0, fr.bad(off, "whole-file checksum mismatch")
 			}
 			if fr.off != fr.size {
-				return 0, fr.bad(fr.off, "%d bytes after the end frame", fr.size-fr.off)
+				return 0, 0, fr.bad(fr.off, "%d bytes after the end frame", fr.size-fr.off)
 			}
-			return loaded, s.store.RestoreFences(fences)
+			return loaded, id, s.store.RestoreFences(fences)
 		default:
-			return 0, fr.bad(off, "unknown frame type %q", tag)
+			return 0, 0, fr.bad(off, "unknown frame type %q", tag)
 		}
 	}
 }

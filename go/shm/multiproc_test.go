@@ -326,6 +326,17 @@ func TestKillStorm(t *testing.T) {
 		started++
 		return startChild(t, path, "storm", started-1)
 	}
+	// Fence records the storm does not touch, in many stripes: ones it
+	// repairs must keep them (fence checks survive a worker's crash).
+	witness, _, err := e.SetNXFenced("flock:witness", []byte("w"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 64 {
+		if ok, err := e.Fence(fmt.Sprint("res:witness:", i), witness); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+	}
 	children := make([]*child, procs)
 	for i := range children {
 		children[i] = start()
@@ -381,6 +392,11 @@ func TestKillStorm(t *testing.T) {
 		t.Fatalf("counter %d, acknowledged %d, kills %d", n, acked, kills)
 	}
 	t.Logf("%d kills, %d stripe repairs, %d acknowledged increments, counter %d", kills, e.Repairs(), acked, n)
+	for i := range 64 {
+		if ok, err := e.Fence(fmt.Sprint("res:witness:", i), witness-1); ok || err != nil {
+			t.Fatalf("res:witness:%d forgot its fence over the storm: %v, %v", i, ok, err)
+		}
+	}
 	// The store still works.
 	if ok, err := e.SetNX("after", []byte("x"), 0); !ok || err != nil {
 		t.Fatal(ok, err)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/puzpuzpuz/xsync/v4"
@@ -30,6 +31,9 @@ func (s *Store) Fence(resource string, fence int64) (bool, error) {
 		return false, err
 	}
 	// A stale fence is refused without allocating.
+	if floor := s.floor.Load(); floor != 0 && fence < floor {
+		return false, nil
+	}
 	if highest, ok := s.fences.Load(resource); ok && fence < highest {
 		return false, nil
 	}
@@ -74,16 +78,18 @@ func (s *Store) TTLIfEq(key string, token []byte) (time.Duration, error) {
 }
 
 // FenceState is what a snapshot keeps of fencing: the counter (the last
-// fence issued), so fences never go backwards across a restart, and the
-// highest fence per resource.
+// fence issued), so fences never go backwards across a restart, the
+// highest fence per resource, and the floor every resource's check is
+// held to (RaiseFenceFloor).
 type FenceState struct {
 	Counter int64
 	Highest map[string]int64
+	Floor   int64
 }
 
 // Fences returns the fencing state.
 func (s *Store) Fences() FenceState {
-	st := FenceState{Counter: s.fm.counter.Load(), Highest: map[string]int64{}}
+	st := FenceState{Counter: s.fm.counter.Load(), Highest: map[string]int64{}, Floor: s.floor.Load()}
 	s.fences.Range(func(resource string, fence int64) bool {
 		st.Highest[resource] = fence
 		return true
@@ -91,19 +97,48 @@ func (s *Store) Fences() FenceState {
 	return st
 }
 
-// RestoreFences raises the counter to at least st.Counter and records the
-// resources' fences.
+// RestoreFences raises the counter to at least st.Counter and the floor to
+// at least st.Floor, and records the resources' fences.
 func (s *Store) RestoreFences(st FenceState) error {
-	for {
-		cur := s.fm.counter.Load()
-		if cur >= st.Counter || s.fm.counter.CompareAndSwap(cur, st.Counter) {
-			break
-		}
-	}
+	raise(&s.fm.counter, st.Counter)
+	s.RaiseFenceFloor(st.Floor)
 	for resource, fence := range st.Highest {
 		if _, err := s.Fence(resource, fence); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// RaiseFenceFloor makes every resource's fence check refuse fences below
+// floor, as if each had recorded floor. A restart that may have lost
+// recorded fences (a crash since the last snapshot) raises it to the first
+// fence it will issue: every fence issued before is refused, since a higher
+// one may have been recorded and lost. Records below it are dropped: the
+// floor says more than they do. 0 is none (a fresh store's: any int64 is a
+// valid fence there); fences the store issues are positive.
+func (s *Store) RaiseFenceFloor(floor int64) {
+	if !raise(&s.floor, floor) {
+		return
+	}
+	s.fences.DeleteMatching(func(resource string, fence int64) (bool, bool) {
+		if fence >= floor {
+			return false, false
+		}
+		s.used.Add(-int64(len(resource) + fenceOverhead))
+		return true, false
+	})
+}
+
+// raise sets v to at least to; false when it was there already.
+func raise(v *atomic.Int64, to int64) bool {
+	for {
+		cur := v.Load()
+		if cur >= to {
+			return false
+		}
+		if v.CompareAndSwap(cur, to) {
+			return true
+		}
+	}
 }

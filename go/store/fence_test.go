@@ -173,3 +173,56 @@ func TestFenceRecordsAreAccounted(t *testing.T) {
 		t.Fatalf("after flush %d bytes used", used)
 	}
 }
+
+// The fence floor holds every resource's check to at least it, recorded
+// or not; records below it are dropped (and their bytes given back), and
+// Flush forgets it with the records.
+func TestFenceFloor(t *testing.T) {
+	s := newTestStore(t, Config{})
+	fence := func(resource string, f int64) bool {
+		t.Helper()
+		ok, err := s.Fence(resource, f)
+		noErr(t, err)
+		return ok
+	}
+	if !fence("low", 10) || !fence("high", 100) {
+		t.Fatal("a fresh store refused a first fence")
+	}
+	used := s.Counters().BytesUsed
+	s.RaiseFenceFloor(50)
+	if got := s.Counters().BytesUsed; got >= used {
+		t.Fatalf("the record below the floor kept its bytes: %d, before %d", got, used)
+	}
+	if st := s.Fences(); st.Floor != 50 || len(st.Highest) != 1 || st.Highest["high"] != 100 {
+		t.Fatalf("fence state after raising the floor: %+v", st)
+	}
+	for _, c := range []struct {
+		resource string
+		f        int64
+		want     bool
+	}{
+		{"low", 10, false}, // its own record, below the floor
+		{"never", 49, false},
+		{"never", 50, true}, // at the floor
+		{"high", 99, false}, // its record is above the floor
+		{"high", 100, true},
+	} {
+		if got := fence(c.resource, c.f); got != c.want {
+			t.Fatalf("Fence(%s, %d) = %v, want %v", c.resource, c.f, got, c.want)
+		}
+	}
+	s.RaiseFenceFloor(20) // never lowered
+	if fence("other", 30) {
+		t.Fatal("the floor went down")
+	}
+	noErr(t, s.Flush())
+	if !fence("low", 10) {
+		t.Fatal("Flush kept the floor")
+	}
+	// Restored with the rest of the state (a snapshot carries it).
+	r := newTestStore(t, Config{})
+	noErr(t, r.RestoreFences(FenceState{Floor: 70, Highest: map[string]int64{"a": 60, "b": 80}}))
+	if st := r.Fences(); st.Floor != 70 || len(st.Highest) != 1 || st.Highest["b"] != 80 {
+		t.Fatalf("restored: %+v", st)
+	}
+}

@@ -186,3 +186,11 @@ func (s *Store) closeFences() {
 	s.fm.cond.Broadcast()
 	s.fm.mu.Unlock()
 }
+
+// DurableFenceMark is the mark DurableFences last persisted: no fence above
+// it has been issued (MaxInt64 when fences are not durable).
+func (s *Store) DurableFenceMark() int64 { return s.fm.limit.Load() }
+
+// LastFence is the last fence issued (or the counter's start): the next
+// one issued is above it.
+func (s *Store) LastFence() int64 { return s.fm.counter.Load() }

@@ -367,9 +367,11 @@ func parseCounter(it *item) (int64, error) {
 	return n, nil
 }
 
-// Flush implements kv.Engine. Fence records go too; the fence counter does
-// not, so fences issued after a flush are still larger than before it.
+// Flush implements kv.Engine. Fence records go too, and with them the
+// fence floor; the fence counter does not, so fences issued after a flush
+// are still larger than before it.
 func (s *Store) Flush() error {
+	s.floor.Store(0)
 	s.m.DeleteMatching(func(key string, it *item) (bool, bool) {
 		s.forget(key, it)
 		return true, false

@@ -67,6 +67,7 @@ type Store struct {
 
 	fm     fenceMarks                // issues fences; never reset, not even by Flush
 	fences *xsync.Map[string, int64] // highest fence seen per resource
+	floor  atomic.Int64              // every resource's fence check refuses below this (RaiseFenceFloor); 0 = none
 	snap   snapshotState             // point-in-time exports
 
 	reclaimMu sync.Mutex // one full reclaim at a time when the store is full

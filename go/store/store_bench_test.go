@@ -89,3 +89,25 @@ var keys1024 = func() (k [1024]string) {
 	}
 	return
 }()
+
+// The fence check a resource makes before each write: a fresh fence
+// (recorded) and a stale one (refused).
+func BenchmarkFence(b *testing.B) {
+	s := newTestStore(b, Config{})
+	var f int64 = 1 << 50
+	b.Run("fresh", func(b *testing.B) {
+		for b.Loop() {
+			f++
+			if ok, _ := s.Fence("res", f); !ok {
+				b.Fatal("refused")
+			}
+		}
+	})
+	b.Run("stale", func(b *testing.B) {
+		for b.Loop() {
+			if ok, _ := s.Fence("res", 1); ok {
+				b.Fatal("accepted")
+			}
+		}
+	})
+}

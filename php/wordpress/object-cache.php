@@ -22,7 +22,10 @@
  * same store survive a flush. The generations are read once per request (and
  * again after wp_cache_flush_runtime()), so a request that began before another
  * request's flush keeps its view and its writes go to the old generation,
- * where nobody reads them.
+ * where nobody reads them. The counters start at a random number, not 0, so a
+ * counter that vanished (deleted, evicted by a Redis, or ephpm_kv_flush() while
+ * a request still wrote under the generation it had read) never restarts on a
+ * generation still holding entries from before a flush.
  *
  * Values: integers are stored as decimal strings (so wp_cache_incr/decr are one
  * atomic ephpm_kv_incr on the store), everything else serialize()d. Every
@@ -54,6 +57,15 @@ if ( ! class_exists( 'WP_Object_Cache', false ) ) :
 
 		/** A key longer than this is stored under its SHA-256 (the store's keys end at 64 KiB). */
 		const MAX_KEY = 1024;
+
+		/**
+		 * A generation counter starts at a random point of [2^32, 2^53], never at 0:
+		 * when it vanishes (a raw delete, a Redis evicting it, ephpm_kv_flush()
+		 * while a request still writes under the generation it read) and starts
+		 * again, it does not land on a generation whose entries outlived a flush.
+		 */
+		const GEN_FLOOR = 4294967296;
+		const GEN_CEIL  = 9007199254740992;
 
 		/** @var array<string, array<string, mixed>> group => key => value, this request's copies */
 		private $cache = array();
@@ -237,7 +249,7 @@ if ( ! class_exists( 'WP_Object_Cache', false ) ) :
 		public function flush() {
 			$this->cache             = array();
 			$this->group_generations = array();
-			$gen                     = $this->kv( 'ephpm_kv_incr', $this->base . 'gen', 1, 0 );
+			$gen                     = $this->bump( $this->base . 'gen' );
 			$this->generation        = null;
 			return false !== $gen;
 		}
@@ -257,7 +269,7 @@ if ( ! class_exists( 'WP_Object_Cache', false ) ) :
 			if ( ! $this->persistent( $group ) ) {
 				return true;
 			}
-			return false !== $this->kv( 'ephpm_kv_incr', $this->base . $this->generation() . ':ggen:' . rawurlencode( $group ), 1, 0 );
+			return false !== $this->bump( $this->base . $this->generation() . ':ggen:' . rawurlencode( $group ) );
 		}
 
 		public function add_global_groups( $groups ) {
@@ -353,7 +365,7 @@ if ( ! class_exists( 'WP_Object_Cache', false ) ) :
 		}
 
 		private function group( $group ) {
-			return ( '' === $group || null === $group || false === $group ) ? 'default' : (string) $group;
+			return empty( $group ) ? 'default' : (string) $group; // as core: 0 and '0' too
 		}
 
 		/** The key in this request's copies: blog-prefixed unless the group is global (as core). */
@@ -371,8 +383,7 @@ if ( ! class_exists( 'WP_Object_Cache', false ) ) :
 
 		private function generation() {
 			if ( null === $this->generation ) {
-				$gen              = $this->kv( 'ephpm_kv_get', $this->base . 'gen' );
-				$this->generation = is_string( $gen ) ? $gen : '0';
+				$this->generation = $this->counter( $this->base . 'gen' );
 			}
 			return $this->generation;
 		}
@@ -381,8 +392,7 @@ if ( ! class_exists( 'WP_Object_Cache', false ) ) :
 			$gen = $this->generation();
 			$g   = rawurlencode( $group );
 			if ( ! isset( $this->group_generations[ $group ] ) ) {
-				$ggen                              = $this->kv( 'ephpm_kv_get', $this->base . $gen . ':ggen:' . $g );
-				$this->group_generations[ $group ] = is_string( $ggen ) ? $ggen : '0';
+				$this->group_generations[ $group ] = $this->counter( $this->base . $gen . ':ggen:' . $g );
 			}
 			$key = (string) $key;
 			if ( strlen( $key ) > self::MAX_KEY ) {
@@ -390,6 +400,33 @@ if ( ! class_exists( 'WP_Object_Cache', false ) ) :
 			}
 			$blog = isset( $this->global_groups[ $group ] ) ? 'g' : (string) $this->blog_id;
 			return $this->base . $gen . ':' . $g . ':' . $this->group_generations[ $group ] . ':' . $blog . ':' . $key;
+		}
+
+		/**
+		 * A generation counter's value, started at a random number when missing. A
+		 * store failure gives a random one for this request: it reads nothing and
+		 * its writes reach nobody.
+		 */
+		private function counter( $key ) {
+			$gen = $this->kv( 'ephpm_kv_get', $key );
+			if ( is_string( $gen ) ) {
+				return $gen;
+			}
+			$start = (string) random_int( self::GEN_FLOOR, self::GEN_CEIL );
+			if ( null === $gen && true === $this->kv( 'ephpm_kv_setnx', $key, $start ) ) {
+				return $start;
+			}
+			$gen = null === $gen ? $this->kv( 'ephpm_kv_get', $key ) : false;
+			return is_string( $gen ) ? $gen : $start;
+		}
+
+		/** Increments a generation counter; one that was missing (or from before random starts) jumps past the small numbers. */
+		private function bump( $key ) {
+			$gen = $this->kv( 'ephpm_kv_incr', $key, 1, 0 );
+			if ( false !== $gen && $gen < self::GEN_FLOOR ) {
+				$gen = $this->kv( 'ephpm_kv_incr', $key, random_int( self::GEN_FLOOR, self::GEN_CEIL ), 0 );
+			}
+			return $gen;
 		}
 
 		private function ttl( $expire ) {
@@ -409,11 +446,25 @@ if ( ! class_exists( 'WP_Object_Cache', false ) ) :
 			if ( 'b:0;' === $raw ) {
 				return false;
 			}
-			$value = @unserialize( $raw );
+			// A class that is gone (an update renamed it) would come back as a
+			// __PHP_Incomplete_Class: the callback stops unserialize() instead.
+			$callback = ini_set( 'unserialize_callback_func', __CLASS__ . '::class_is_gone' );
+			try {
+				$value = @unserialize( $raw );
+			} catch ( DomainException $e ) {
+				$value = false;
+			} finally {
+				ini_set( 'unserialize_callback_func', $callback );
+			}
 			if ( false === $value ) {
 				$ok = false; // not ours, or a class that is gone: a miss
 			}
 			return $value;
+		}
+
+		/** unserialize_callback_func while decoding: a missing class ends it. */
+		public static function class_is_gone( $class_name ) {
+			throw new DomainException( 'class not found: ' . $class_name );
 		}
 
 		/** One store call; a failure is a miss or a failed write (false), never a fatal error. */

@@ -34,11 +34,23 @@ use Illuminate\Contracts\Cache\LockProvider;
  * flush() empty the whole database instead. The cost: each call reads the
  * generation first (one more ephpm_kv_get), and the old generation's items
  * stay in memory until their TTL; items stored forever() stay until the
- * store is flushed or restarted.
+ * store is flushed or restarted. The counter starts at a random number, not
+ * 0, so a counter that vanished (deleted, evicted by a Redis, or flushed while
+ * a process still wrote under the generation it had read) never restarts on a
+ * generation still holding items from before a flush.
  */
 class EphpmStore extends TaggableStore implements LockProvider
 {
     public const NAMESPACE = 'ephpm:laravel:';
+
+    /**
+     * A generation counter starts at a random point of [2^32, 2^53], never at 0:
+     * when it vanishes (a raw delete, a Redis evicting it, ephpm_kv_flush()
+     * while a process still writes under the generation it read) and starts
+     * again, it does not land on a generation whose items outlived a flush.
+     */
+    private const GEN_FLOOR = 1 << 32;
+    private const GEN_CEIL = 1 << 53;
 
     /** Laravel's prefix: the configured one plus ':', or '' */
     protected string $prefix = '';
@@ -168,7 +180,10 @@ class EphpmStore extends TaggableStore implements LockProvider
      */
     public function flush()
     {
-        ephpm_kv_incr($this->generationKey());
+        if (ephpm_kv_incr($this->generationKey()) < self::GEN_FLOOR) {
+            // the counter was missing (or from before random starts): leave the small numbers
+            ephpm_kv_incr($this->generationKey(), random_int(self::GEN_FLOOR, self::GEN_CEIL));
+        }
 
         return true;
     }
@@ -219,7 +234,13 @@ class EphpmStore extends TaggableStore implements LockProvider
     /** A cached item's key, under the generation current in the store now (so a flush anywhere is seen). */
     protected function key(string $key): string
     {
-        $generation = ephpm_kv_get($this->generationKey()) ?? '0';
+        $generation = ephpm_kv_get($this->generationKey());
+        if ($generation === null) {
+            $start = (string) random_int(self::GEN_FLOOR, self::GEN_CEIL);
+            $generation = ephpm_kv_setnx($this->generationKey(), $start)
+                ? $start
+                : (ephpm_kv_get($this->generationKey()) ?? $start);
+        }
 
         return self::NAMESPACE . 'g' . $generation . ':' . $this->prefix . $key;
     }

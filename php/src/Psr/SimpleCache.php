@@ -22,6 +22,10 @@ use Psr\SimpleCache\CacheInterface;
  * their TTL runs out: give the cache a $defaultTtl (or pass TTLs) if it may be
  * cleared often, since the shared segment never evicts a live entry. Each call
  * therefore costs one extra ephpm_kv_get (the generation) before its own work.
+ * The counter starts at a random number, not 0, so a counter that vanished
+ * (deleted, evicted by a Redis, or flushed while a process still wrote under
+ * the generation it had read) never restarts on a generation still holding
+ * items from before a clear().
  * A clear() racing a set() either comes after it (the value is gone) or before
  * it (the value stays): the generation is read once per call.
  *
@@ -43,6 +47,15 @@ final class SimpleCache implements CacheInterface
 
     /** The engine's longest TTL (100 years, EPHPM_KV_MAX_TTL_SECONDS in the C headers). */
     public const MAX_TTL = 3153600000;
+
+    /**
+     * A generation counter starts at a random point of [2^32, 2^53], never at 0:
+     * when it vanishes (a raw delete, a Redis evicting it, ephpm_kv_flush()
+     * while a process still writes under the generation it read) and starts
+     * again, it does not land on a generation whose items outlived a clear().
+     */
+    private const GEN_FLOOR = 1 << 32;
+    private const GEN_CEIL = 1 << 53;
 
     /** Characters PSR-16 reserves: a key containing one is refused. */
     private const RESERVED = '{}()/\\@:';
@@ -91,7 +104,11 @@ final class SimpleCache implements CacheInterface
 
     public function clear()
     {
-        $this->call(static fn (string $k) => ephpm_kv_incr($k), $this->base . 'gen');
+        $gen = $this->call(static fn (string $k) => ephpm_kv_incr($k), $this->base . 'gen');
+        if ($gen < self::GEN_FLOOR) {
+            // the counter was missing (or from before random starts): leave the small numbers
+            $this->call(static fn (string $k) => ephpm_kv_incr($k, random_int(self::GEN_FLOOR, self::GEN_CEIL)), $this->base . 'gen');
+        }
 
         return true;
     }
@@ -153,9 +170,16 @@ final class SimpleCache implements CacheInterface
     /** The current generation's key prefix: read from the store on each call, so a clear() anywhere is seen. */
     private function prefix(): string
     {
-        $gen = $this->call(static fn (string $k) => ephpm_kv_get($k), $this->base . 'gen');
+        $key = $this->base . 'gen';
+        $gen = $this->call(static fn (string $k) => ephpm_kv_get($k), $key);
+        if ($gen === null) {
+            $start = (string) random_int(self::GEN_FLOOR, self::GEN_CEIL);
+            $gen = $this->call(static fn (string $k) => ephpm_kv_setnx($k, $start), $key)
+                ? $start
+                : ($this->call(static fn (string $k) => ephpm_kv_get($k), $key) ?? $start);
+        }
 
-        return $this->base . ($gen ?? '0') . ':';
+        return $this->base . $gen . ':';
     }
 
     /** @param int|null $seconds null: delete (a TTL of 0 or less) */
@@ -238,9 +262,24 @@ final class SimpleCache implements CacheInterface
         if ($raw === 'b:0;') {
             return false;
         }
-        $value = @unserialize($raw);
+        // A class that is gone (a deploy renamed it) would come back as a
+        // __PHP_Incomplete_Class: the callback stops unserialize() instead.
+        $callback = ini_set('unserialize_callback_func', self::class . '::classIsGone');
+        try {
+            $value = @unserialize($raw);
+        } catch (\DomainException $e) {
+            return $default;
+        } finally {
+            ini_set('unserialize_callback_func', $callback);
+        }
 
-        return $value === false ? $default : $value; // not ours, or a class gone: a miss
+        return $value === false ? $default : $value; // not ours: a miss
+    }
+
+    /** @internal unserialize_callback_func while decoding */
+    public static function classIsGone(string $class): never
+    {
+        throw new \DomainException('class not found: ' . $class);
     }
 
     private function call(\Closure $op, string $key): mixed

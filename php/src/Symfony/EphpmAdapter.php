@@ -43,7 +43,11 @@ use Symfony\Component\Cache\Marshaller\MarshallerInterface;
  * costs one ephpm_kv_get (the generation) before its own work. clear($prefix)
  * with a prefix cannot drop only the keys starting with it: it clears the
  * whole namespace (more than asked, never less: no stale item survives).
- * Other namespaces keep their items. A counter overwritten with something
+ * Other namespaces keep their items. The counter starts at a random number,
+ * not 0, so a counter that vanished (deleted, evicted by a Redis, or flushed
+ * while a process still wrote under the generation it had read) never
+ * restarts on a generation still holding items from before a clear().
+ * A counter overwritten with something
  * other than a count (raw use of the key) makes every call fail, logged,
  * until it is deleted.
  *
@@ -64,6 +68,15 @@ class EphpmAdapter extends AbstractAdapter
 
     /** Room for the generation (a positive int64) and its ':' in a key. */
     private const GEN_ROOM = 20;
+
+    /**
+     * A generation counter starts at a random point of [2^32, 2^53], never at 0:
+     * when it vanishes (a raw delete, a Redis evicting it, ephpm_kv_flush()
+     * while a process still writes under the generation it read) and starts
+     * again, it does not land on a generation whose items outlived a clear().
+     */
+    private const GEN_FLOOR = 1 << 32;
+    private const GEN_CEIL = 1 << 53;
 
     private MarshallerInterface $marshaller;
     private string $base;
@@ -137,7 +150,10 @@ class EphpmAdapter extends AbstractAdapter
     protected function doClear(string $namespace)
     {
         // $namespace is Symfony's prefix argument: all we can drop is the whole namespace.
-        ephpm_kv_incr($this->base . 'gen');
+        if (ephpm_kv_incr($this->base . 'gen') < self::GEN_FLOOR) {
+            // the counter was missing (or from before random starts): leave the small numbers
+            ephpm_kv_incr($this->base . 'gen', random_int(self::GEN_FLOOR, self::GEN_CEIL));
+        }
 
         return true;
     }
@@ -186,7 +202,11 @@ class EphpmAdapter extends AbstractAdapter
     /** The current generation's key prefix, read on each call so a clear() in any process is seen. */
     private function prefix(): string
     {
-        $gen = ephpm_kv_get($this->base . 'gen') ?? '0';
+        $gen = ephpm_kv_get($this->base . 'gen');
+        if ($gen === null) {
+            $start = (string) random_int(self::GEN_FLOOR, self::GEN_CEIL);
+            $gen = ephpm_kv_setnx($this->base . 'gen', $start) ? $start : (ephpm_kv_get($this->base . 'gen') ?? $start);
+        }
         if ($gen === '' || \strlen($gen) >= self::GEN_ROOM || strspn($gen, '0123456789') !== \strlen($gen)) {
             // Overwritten by someone else: refuse (logged by AbstractAdapter) rather than build keys from it.
             throw new CacheException(sprintf('The generation counter "%sgen" holds no count: delete it to reset the pool.', $this->base));

@@ -72,7 +72,7 @@ final class EphpmRepositoryTest extends TestCase
         $this->cache->put('int', 42, 10);
         $this->cache->put('float', 1.5, 10);
         $this->cache->put('zero', 0, 10);
-        $this->assertSame('42', ephpm_kv_get(EphpmStore::NAMESPACE . 'g0:repotest:int'));
+        $this->assertSame('42', ephpm_kv_get(self::raw('int')));
         $this->assertEquals(42, $this->cache->get('int'));
         $this->assertEquals(1.5, $this->cache->get('float'));
         $this->assertEquals(0, $this->cache->get('zero'));
@@ -88,7 +88,7 @@ final class EphpmRepositoryTest extends TestCase
     {
         $this->cache->put('foo', 'bar', 1);
         $this->cache->put('counter', 999, 1);
-        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:foo');
+        $ttl = ephpm_kv_ttl(self::raw('foo'));
         $this->assertGreaterThan(0, $ttl);
         $this->assertLessThanOrEqual(1, $ttl);
         usleep(1_100_000);
@@ -101,7 +101,7 @@ final class EphpmRepositoryTest extends TestCase
     {
         $this->cache->put('foo', 'bar', new \DateTimeImmutable('+1 minute'));
         $this->assertSame('bar', $this->cache->get('foo'));
-        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:foo');
+        $ttl = ephpm_kv_ttl(self::raw('foo'));
         $this->assertGreaterThan(50, $ttl);
         $this->assertLessThanOrEqual(60, $ttl);
     }
@@ -121,7 +121,7 @@ final class EphpmRepositoryTest extends TestCase
         // Called on the store directly (Repository forgets instead): as
         // RedisStore's max(1, $seconds), never "forever".
         $this->cache->getStore()->put('foo', 'bar', 0);
-        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:foo');
+        $ttl = ephpm_kv_ttl(self::raw('foo'));
         $this->assertGreaterThan(0, $ttl);
         $this->assertLessThanOrEqual(1, $ttl);
     }
@@ -130,10 +130,10 @@ final class EphpmRepositoryTest extends TestCase
     {
         $this->assertTrue($this->cache->forever('foo', 'bar'));
         $this->assertSame('bar', $this->cache->get('foo'));
-        $this->assertSame(-1, (int) ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:foo'));
+        $this->assertSame(-1, (int) ephpm_kv_ttl(self::raw('foo')));
         // put() with no TTL is forever too.
         $this->cache->put('baz', 'qux');
-        $this->assertSame(-1, (int) ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:baz'));
+        $this->assertSame(-1, (int) ephpm_kv_ttl(self::raw('baz')));
     }
 
     public function testForget(): void
@@ -165,19 +165,19 @@ final class EphpmRepositoryTest extends TestCase
         // Repository::add() with a TTL calls the store's add(): one setnx. A
         // key that appears between a get and a put (here: written raw, as
         // another process would) must not be overwritten.
-        $key = EphpmStore::NAMESPACE . 'g0:repotest:foo';
+        $key = self::raw('foo');
         ephpm_kv_set($key, serialize('theirs'), 10);
         $this->assertFalse($this->cache->getStore()->add('foo', 'mine', 10));
         $this->assertSame('theirs', $this->cache->get('foo'));
 
         $this->assertTrue($this->cache->add('bar', ['x'], 2));
-        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:bar');
+        $ttl = ephpm_kv_ttl(self::raw('bar'));
         $this->assertGreaterThan(1, $ttl);
         $this->assertLessThanOrEqual(2, $ttl);
 
         // A DateInterval TTL reaches the store as its seconds.
         $this->assertTrue($this->cache->add('baz', 'v', new \DateInterval('PT61S')));
-        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:baz');
+        $ttl = ephpm_kv_ttl(self::raw('baz'));
         $this->assertGreaterThan(60, $ttl);
         $this->assertLessThanOrEqual(61, $ttl);
     }
@@ -206,7 +206,7 @@ final class EphpmRepositoryTest extends TestCase
         $this->assertSame(2, $this->cache->decrement('counter', 3));
         $this->assertSame(-1, $this->cache->decrement('missing'));
         $this->assertEquals(2, $this->cache->get('counter'));
-        $this->assertSame(-1, (int) ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:counter'), 'a counter created by increment() never expires');
+        $this->assertSame(-1, (int) ephpm_kv_ttl(self::raw('counter')), 'a counter created by increment() never expires');
 
         // A numeric string counts as its number.
         $this->cache->put('string', '1', 10);
@@ -216,7 +216,7 @@ final class EphpmRepositoryTest extends TestCase
         // On a value put() as an integer, keeping its TTL.
         $this->cache->put('hits', 10, 60);
         $this->assertSame(11, $this->cache->increment('hits'));
-        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:hits');
+        $ttl = ephpm_kv_ttl(self::raw('hits'));
         $this->assertGreaterThan(50, $ttl);
         $this->cache->forever('forever', 3);
         $this->assertSame(4, $this->cache->increment('forever'));
@@ -268,13 +268,13 @@ final class EphpmRepositoryTest extends TestCase
         $this->assertSame('bar', $this->cache->get('foo'));
         $this->assertSame([1, 2], $this->cache->get('baz'));
         $this->assertSame(4, $this->cache->increment('n'));
-        $ttl = ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:foo');
+        $ttl = ephpm_kv_ttl(self::raw('foo'));
         $this->assertGreaterThan(5, $ttl);
         $this->assertLessThanOrEqual(10, $ttl);
 
         // Without a TTL: forever.
         $this->assertTrue($this->cache->putMany(['a' => 'b']));
-        $this->assertSame(-1, (int) ephpm_kv_ttl(EphpmStore::NAMESPACE . 'g0:repotest:a'));
+        $this->assertSame(-1, (int) ephpm_kv_ttl(self::raw('a')));
         // setMultiple / deleteMultiple (PSR-16 on the Repository).
         $this->assertTrue($this->cache->setMultiple(['x' => 'y'], 10));
         $this->assertTrue($this->cache->deleteMultiple(['x', 'foo']));
@@ -304,6 +304,29 @@ final class EphpmRepositoryTest extends TestCase
         $this->assertNull($this->cache->get('baz'));
         $this->cache->put('foo', 'after', 10);
         $this->assertSame('after', $this->cache->get('foo'));
+    }
+
+    /**
+     * The counter gone (a raw delete, a Redis evicting it, ephpm_kv_flush()
+     * while another process still writes under the generation it read) must
+     * not restart where items from before a flush still live.
+     */
+    public function testAGenerationCounterThatVanishedDoesNotReviveFlushedItems(): void
+    {
+        $this->cache->forever('foo', 'stale');
+        $this->assertTrue($this->cache->flush());
+        ephpm_kv_del(EphpmStore::NAMESPACE . 'gen:repotest:');
+        $this->assertNull($this->cache->get('foo'), 'an item from before the flush came back');
+        $this->cache->put('foo', 'fresh', 10);
+        $this->assertSame('fresh', $this->cache->get('foo'));
+    }
+
+    public function testFlushOfAVanishedCounterDoesNotLandOnAGenerationInUse(): void
+    {
+        // a process read generation 1, then the store was flushed, then it wrote
+        ephpm_kv_set(EphpmStore::NAMESPACE . 'g1:repotest:foo', serialize('stale'));
+        $this->assertTrue($this->cache->flush());
+        $this->assertNull($this->cache->get('foo'), 'flush() restarted the counter at 1');
     }
 
     /** cache:clear must not free a held lock (two holders), nor drop other prefixes', sessions' or raw keys. */
@@ -340,7 +363,7 @@ final class EphpmRepositoryTest extends TestCase
         $this->assertSame('theirs', $other->get('foo'));
         $this->assertSame('unprefixed', $none->get('foo'));
         $this->assertSame('raw', ephpm_kv_get('foo'));
-        $this->assertSame(serialize('mine'), ephpm_kv_get(EphpmStore::NAMESPACE . 'g0:repotest:foo'));
+        $this->assertSame(serialize('mine'), ephpm_kv_get(self::raw('foo')));
     }
 
     public function testTagsWork(): void
@@ -350,5 +373,14 @@ final class EphpmRepositoryTest extends TestCase
         $this->assertSame('doe', $this->cache->tags(['people'])->get('john'));
         $this->cache->tags(['people'])->flush();
         $this->assertNull($this->cache->tags(['people'])->get('john'));
+    }
+
+    /** The engine key of this suite's item $key under the prefix's current generation. */
+    private static function raw(string $key): string
+    {
+        (new EphpmStore('repotest'))->get($key); // starts the counter when there is none yet
+        $gen = ephpm_kv_get(EphpmStore::NAMESPACE . 'gen:repotest:');
+
+        return EphpmStore::NAMESPACE . "g$gen:repotest:$key";
     }
 }

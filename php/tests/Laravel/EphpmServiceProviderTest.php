@@ -48,7 +48,7 @@ final class EphpmServiceProviderTest extends TestCase
 
         $repo->put('foo', 'bar', 10);
         $this->assertSame('bar', $app['cache']->get('foo'));
-        $this->assertSame(serialize('bar'), ephpm_kv_get(EphpmStore::NAMESPACE . 'g0:app_cache:foo'));
+        $this->assertSame(serialize('bar'), ephpm_kv_get(EphpmStore::NAMESPACE . 'g' . ephpm_kv_get(EphpmStore::NAMESPACE . 'gen:app_cache:') . ':app_cache:foo'));
         // A lock lives apart from the cached items, so flush() never frees it.
         $this->assertInstanceOf(EphpmLock::class, $app['cache']->lock('job', 10));
         $this->assertTrue($app['cache']->lock('job', 10)->get());

@@ -156,6 +156,30 @@ final class SimpleCacheTest extends TestCase
         $this->assertSame('after', $this->cache->get('key0'));
     }
 
+    /**
+     * The counter gone (a raw delete, a Redis evicting it, ephpm_kv_flush()
+     * while another process still writes under the generation it read) must
+     * not restart where items from before a clear() still live.
+     */
+    public function testAGenerationCounterThatVanishedDoesNotReviveClearedItems(): void
+    {
+        $this->cache->set('key', 'stale');
+        $this->cache->clear();
+        ephpm_kv_del(SimpleCache::PREFIX . $this->ns . ':gen');
+        $this->assertNull($this->cache->get('key'), 'an item from before the clear came back');
+        $this->assertTrue($this->cache->set('key', 'fresh'));
+        $this->assertSame('fresh', $this->cache->get('key'));
+    }
+
+    public function testClearOfAVanishedCounterDoesNotLandOnAGenerationInUse(): void
+    {
+        // a process read generation 1, then the store was flushed, then it wrote
+        ephpm_kv_set(SimpleCache::PREFIX . $this->ns . ':1:key', serialize('stale'));
+        $this->cache->clear();
+        $this->assertNull($this->cache->get('key'), 'clear() restarted the counter at 1');
+        ephpm_kv_del(SimpleCache::PREFIX . $this->ns . ':1:key');
+    }
+
     public function testClearLeavesOtherNamespacesAndRawKeys(): void
     {
         $other = new SimpleCache($this->ns . 'x');
@@ -403,7 +427,21 @@ final class SimpleCacheTest extends TestCase
     public function testValuesAreSerializedUnderTheNamespace(): void
     {
         $this->cache->set('key', ['x' => 1]);
-        $this->assertSame(serialize(['x' => 1]), ephpm_kv_get(SimpleCache::PREFIX . $this->ns . ':0:key'));
+        $gen = ephpm_kv_get(SimpleCache::PREFIX . $this->ns . ':gen');
+        $this->assertSame(serialize(['x' => 1]), ephpm_kv_get(SimpleCache::PREFIX . $this->ns . ":$gen:key"));
+    }
+
+    /** A value whose class is gone (renamed or removed by a deploy) is a miss, not a __PHP_Incomplete_Class. */
+    public function testAValueOfAClassThatIsGoneIsAMiss(): void
+    {
+        $this->cache->set('key', 'placeholder');
+        $gen = ephpm_kv_get(SimpleCache::PREFIX . $this->ns . ':gen');
+        $raw = SimpleCache::PREFIX . $this->ns . ":$gen:";
+        ephpm_kv_set($raw . 'key', 'O:8:"Gone\\Cls":0:{}');
+        ephpm_kv_set($raw . 'nested', 'a:1:{i:0;O:9:"Gone\\Cls":0:{}}');
+        $this->assertSame('default', $this->cache->get('key', 'default'));
+        $this->assertSame(['key' => 'd', 'nested' => 'd'], $this->cache->getMultiple(['key', 'nested'], 'd'));
+        $this->assertInstanceOf(\__PHP_Incomplete_Class::class, @unserialize(ephpm_kv_get($raw . 'key')), 'the stored value names a class that does not exist');
     }
 
     public function testReservedCharacterInNamespaceIsRefused(): void

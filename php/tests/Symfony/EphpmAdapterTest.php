@@ -622,6 +622,36 @@ final class EphpmAdapterTest extends TestCase
         }
     }
 
+    /**
+     * The counter gone (a raw delete, a Redis evicting it, ephpm_kv_flush()
+     * while another process still writes under the generation it read) must
+     * not restart where items from before a clear() still live.
+     */
+    public function testAGenerationCounterThatVanishedDoesNotReviveClearedItems(): void
+    {
+        $cache = $this->pool();
+        $cache->save($cache->getItem('key')->set('stale'));
+        $this->assertTrue($cache->clear());
+        ephpm_kv_del('sf-cache:' . $this->namespace . ':gen');
+        $this->assertFalse($cache->getItem('key')->isHit(), 'an item from before the clear came back');
+        $this->assertTrue($cache->save($cache->getItem('key')->set('fresh')));
+        $this->assertSame('fresh', $cache->getItem('key')->get());
+    }
+
+    public function testClearOfAVanishedCounterDoesNotLandOnAGenerationInUse(): void
+    {
+        $cache = $this->pool();
+        // a process read generation 1, then the store was flushed, then it wrote
+        $raw = 'sf-cache:' . $this->namespace . ':1:key';
+        ephpm_kv_set($raw, (new \Symfony\Component\Cache\Marshaller\DefaultMarshaller())->marshall(['key' => 'stale'], $failed)['key']);
+        try {
+            $this->assertTrue($cache->clear());
+            $this->assertFalse($cache->getItem('key')->isHit(), 'clear() restarted the counter at 1');
+        } finally {
+            ephpm_kv_del($raw);
+        }
+    }
+
     public function testClearDropsOnlyItsNamespace(): void
     {
         $a = $this->pool();
@@ -756,7 +786,8 @@ final class EphpmAdapterTest extends TestCase
         $this->assertCount(3, $logger->records); // the fetch, the fetch before save, the save
         $this->assertStringContainsString('holds no count', $logger->records[0][1]);
         ephpm_kv_del('sf-cache:' . $this->namespace . ':gen');
-        $this->assertSame('v', $cache->getItem('key')->get(), 'deleting the counter resets the pool to generation 0');
+        $this->assertTrue($cache->save($cache->getItem('key')->set('w')), 'deleting the counter makes the pool usable again');
+        $this->assertSame('w', $cache->getItem('key')->get());
     }
 
     // --- across processes ------------------------------------------------------

@@ -143,6 +143,16 @@ final class ObjectCacheTest extends TestCase
         $this->assertSame('val3', wp_cache_get('key'));
     }
 
+    /** Core: empty( $group ) is 'default', so 0, '0', '', null and false name one group. */
+    public function testEmptyGroupsAreTheDefaultGroup(): void
+    {
+        foreach ([0, '0', '', null, false] as $i => $group) {
+            $this->assertTrue(wp_cache_set("key$i", $i, $group));
+            $this->assertSame($i, wp_cache_get("key$i"), var_export($group, true));
+            $this->assertSame($i, $this->newRequest()->get("key$i", 'default'), var_export($group, true));
+        }
+    }
+
     public function testSet(): void
     {
         $this->assertTrue($this->cache->set('key', 'val1'));
@@ -358,10 +368,14 @@ final class ObjectCacheTest extends TestCase
 
     public function testNonPersistentGroupsStayInTheRequest(): void
     {
+        $this->newRequest()->get('warm'); // the site's counters exist
+        $keys = ephpm_kv_stats()['keys'];
         wp_cache_set('key', 'val', 'counts');
+        wp_cache_add('n', 1, 'counts');
+        wp_cache_incr('n', 1, 'counts');
         $this->assertSame('val', wp_cache_get('key', 'counts'));
+        $this->assertSame($keys, ephpm_kv_stats()['keys'], 'nothing stored');
         $this->assertFalse($this->newRequest()->get('key', 'counts'));
-        $this->assertSame([], array_filter([ephpm_kv_exists('key')]), 'nothing stored');
     }
 
     public function testExpireIsTheStoreTtl(): void
@@ -402,6 +416,63 @@ final class ObjectCacheTest extends TestCase
         wp_cache_set('key', 'val');
         (new \WP_Object_Cache())->flush();
         $this->assertFalse($this->newRequest()->get('key'));
+    }
+
+    /**
+     * A counter gone (a raw delete, a Redis evicting it) must not restart where
+     * entries from before a flush still live: they would be served again.
+     */
+    public function testAFlushCounterThatVanishedDoesNotReviveFlushedEntries(): void
+    {
+        $gen = 'wp:' . rawurlencode(WP_CACHE_KEY_SALT) . ':gen';
+        wp_cache_set('key', 'stale');
+        $stale = (int) ephpm_kv_get($gen);
+        wp_cache_flush();
+        ephpm_kv_del($gen);
+        $this->flushUntil($gen, $stale);
+        $this->assertFalse($this->newRequest()->get('key'), 'an entry from before the flush came back');
+    }
+
+    public function testAGroupCounterThatVanishedDoesNotReviveFlushedEntries(): void
+    {
+        wp_cache_set('key', 'stale', 'grp');
+        $base = 'wp:' . rawurlencode(WP_CACHE_KEY_SALT) . ':';
+        $ggen = $base . ephpm_kv_get($base . 'gen') . ':ggen:grp';
+        $stale = (int) ephpm_kv_get($ggen);
+        wp_cache_flush_group('grp');
+        ephpm_kv_del($ggen);
+        $this->flushUntil($ggen, $stale, 'grp');
+        $this->assertFalse($this->newRequest()->get('key', 'grp'), 'an entry from before the group flush came back');
+    }
+
+    /**
+     * ephpm_kv_flush() from a maintenance script while a request is running:
+     * the request keeps writing under the generation it read at its start.
+     * Those entries must not become current when later flushes count the
+     * restarted counter up to that generation again.
+     */
+    public function testEntriesARunningRequestWroteAfterAStoreFlushStayDead(): void
+    {
+        $running = $this->newRequest();
+        $running->flush();
+        $running->get('warm'); // reads the generation, as every request's first call
+        $gen = 'wp:' . rawurlencode(WP_CACHE_KEY_SALT) . ':gen';
+        $read = (int) ephpm_kv_get($gen);
+        ephpm_kv_flush();
+        $this->assertTrue($running->set('alloptions', 'stale'));
+        $this->flushUntil($gen, $read);
+        $this->assertFalse($this->newRequest()->get('alloptions'), 'an entry written under a dead generation is served');
+    }
+
+    /** An entry whose class is gone (renamed or removed by an update) is a miss, not a __PHP_Incomplete_Class. */
+    public function testAnEntryOfAClassThatIsGoneIsAMiss(): void
+    {
+        wp_cache_set('key', 'placeholder');
+        ephpm_kv_set($this->rawKey('key'), 'O:8:"Gone\\Cls":0:{}');
+        $this->assertInstanceOf(\__PHP_Incomplete_Class::class, @unserialize(ephpm_kv_get($this->rawKey('key'))));
+        $found = null;
+        $this->assertFalse($this->newRequest()->get('key', 'default', false, $found));
+        $this->assertFalse($found);
     }
 
     public function testLongKeys(): void
@@ -463,13 +534,33 @@ final class ObjectCacheTest extends TestCase
         $this->assertSame(1, substr_count($err, 'ephpm object cache: '), "logged once per request:\n$err");
     }
 
-    /** The store's TTL of a default-group key of blog 1, in whole seconds (-1: none). */
-    private function rawTtl(string $key): int
+    /**
+     * Flushes (the site, or $group) in new requests until the counter $key
+     * reaches $gen, at most 100 times: where a counter counting up from 0
+     * again would land on a generation that still holds entries.
+     */
+    private function flushUntil(string $key, int $gen, ?string $group = null): void
+    {
+        for ($i = 0; $i < 100 && (int) ephpm_kv_get($key) < $gen; $i++) {
+            $next = new \WP_Object_Cache();
+            $group === null ? $next->flush() : $next->flush_group($group);
+        }
+    }
+
+    /** The store key of a default-group key of blog 1, under the current generations. */
+    private function rawKey(string $key): string
     {
         $base = 'wp:' . rawurlencode(WP_CACHE_KEY_SALT) . ':';
         $gen = ephpm_kv_get($base . 'gen') ?? '0';
         $ggen = ephpm_kv_get($base . $gen . ':ggen:default') ?? '0';
-        $ttl = ephpm_kv_ttl($base . $gen . ":default:$ggen:1:$key");
+
+        return $base . $gen . ":default:$ggen:1:$key";
+    }
+
+    /** The store's TTL of a default-group key of blog 1, in whole seconds (-1: none). */
+    private function rawTtl(string $key): int
+    {
+        $ttl = ephpm_kv_ttl($this->rawKey($key));
 
         return $ttl < 0 ? (int) $ttl : (int) ceil($ttl);
     }
