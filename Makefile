@@ -15,7 +15,7 @@ GO_SRC    := $(shell find go -name '*.go' -o -name '*.h' -o -name '*.c' -o -name
 EXT_SRC   := config.m4 $(wildcard ext/*.c ext/*.h) go/capi/ephpm_kv_ops.h
 ABI_TEST  := $(BUILD)/out/abi_stress
 
-.PHONY: all deps demo test test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-bridges test-stubs test-package test-packaging test-valgrind bench bench-sessions bench-idle stubs clean
+.PHONY: all deps demo test test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-stubs test-package test-packaging test-valgrind bench bench-sessions bench-idle stubs clean
 
 all: deps $(LIB) $(EXT) $(SERVER)
 
@@ -40,10 +40,11 @@ demo: all
 	@echo
 	examples/server_demo.sh
 
-test: all test-stubs test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-bridges test-package test-packaging test-valgrind
+test: all test-stubs test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-package test-packaging test-valgrind
 
+# go/etcdkv's tests start etcd clusters of their own (Debian's etcd-server).
 test-go:
-	@build/deps.sh redis
+	@build/deps.sh redis etcd
 	cd go && test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt needed"; exit 1; }
 	cd go && go vet ./... && go vet -tags benchfloor ./capi && go test -race -count=1 -short ./...
 
@@ -82,7 +83,7 @@ test-abi: $(LIB) $(ABI_TEST)
 # (build/phpt.sh: own log and summary each,
 # php-tests/mode.inc tells a test its mode); every mode runs even after a
 # failure, and any failure fails the target.
-PHPT_MODES ?= map shm server redis
+PHPT_MODES ?= map shm server redis redis-cluster
 
 test-php: all
 	@build/deps.sh redis
@@ -103,13 +104,18 @@ test-fpm: all
 	php-tests/fpm/run.sh shm
 	php-tests/fpm/run.sh map
 
+# The PHP API on a 3-member etcd cluster (ephpm.server=etcd://...).
+test-etcd: all
+	@build/deps.sh etcd
+	php-tests/etcd/run.sh
+
 # redis-cli and phpredis against the server.
 test-interop: all
 	@build/deps.sh server-tests
 	php-tests/interop/run.sh
 
 # The framework bridges (php/): each suite's PHPUnit tests once per engine
-# (map, shm, a named segment, server, server mode on a Redis), on Debian's framework packages.
+# (map, shm, a named segment, server, server mode on a Redis and on a Redis Cluster), on Debian's framework packages.
 test-bridges: all
 	@build/deps.sh bridges redis
 	build/phpunit-modes.sh php/tests/Psr/bootstrap.php php/tests/Psr

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the build and tests need on Debian, only when missing.
-# Usage: build/deps.sh [demo] [bench] [valgrind] [server-tests] [redis] [bridges] [packaging]
+# Usage: build/deps.sh [demo] [bench] [valgrind] [server-tests] [redis] [bridges] [packaging] [etcd]
 set -euo pipefail
 
 need=(php8.2-cli php8.2-dev php-parser gcc libc6-dev) # gcc: cgo and the extension
@@ -11,12 +11,14 @@ for extra in "$@"; do
       php8.2-memcached memcached libfcgi-bin) ;;
     valgrind) need+=(valgrind) ;;
     server-tests) need+=(php8.2-fpm libfcgi-bin php8.2-redis redis-tools) ;;
-    redis) need+=(redis-server) ;; # the Redis backend's tests (Go, phpt) against Debian's Redis 7
+    redis) need+=(redis-server redis-tools) ;; # the Redis backend's tests (Go, phpt) against Debian's Redis 7; redis-cli builds the Redis Cluster
     # the framework bridges' PHPUnit suites (php/tests/), on Debian's framework packages
     bridges) need+=(phpunit php-symfony-lock php-symfony-cache php-laravel-framework wordpress php-psr-simple-cache) ;;
     # composer validate; systemd-analyze, systemd-sysusers and setpriv for the
     # unit's test; php-fpm -t for the pool snippets
     packaging) need+=(composer git systemd util-linux php8.2-fpm) ;;
+    # the etcd backend's tests: a 3-member cluster on loopback (build/etcd-cluster.sh)
+    etcd) need+=(etcd-server etcd-client) ;;
     *) echo "deps.sh: unknown extra '$extra'" >&2; exit 2 ;;
   esac
 done

@@ -8,6 +8,7 @@
 #                serial (-j1): the tests share its one store, and some flush it
 #        redis   the same with Debian's redis-server (7) instead: server mode
 #                on a Redis, through the Lua scripts (noeviction, nothing saved)
+#        redis-cluster  a 3-master Redis Cluster on loopback (build/redis-cluster.sh)
 # php-tests/mode.inc tells a test which mode it runs in (from the same ini).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,7 +41,13 @@ case "$mode" in
     for _ in $(seq 100); do [ -S "$work/kv.sock" ] && break; sleep 0.05; done
     [ -S "$work/kv.sock" ] || { echo "phpt $mode: redis-server did not start"; cat "$work/kv.log"; exit 1; }
     args+=(-j1 -d "ephpm.server=unix://$work/kv.sock") ;;
-  *) echo "phpt.sh: unknown mode '$mode' (map, shm, server, redis)" >&2; exit 2 ;;
+  redis-cluster)
+    work=$(mktemp -d /tmp/ephpm-phpt-cluster.XXXXXX)
+    trap 'xargs -r kill <"$work/pids" 2>/dev/null; sleep 0.2; rm -rf "$work"' EXIT
+    url=$("$root/build/redis-cluster.sh" "$work")
+    cat "$work"/*/redis.log >"$work/kv.log" 2>/dev/null || true
+    args+=(-j1 -d "ephpm.server=$url") ;;
+  *) echo "phpt.sh: unknown mode '$mode' (map, shm, server, redis, redis-cluster)" >&2; exit 2 ;;
 esac
 
 # run-tests.php exits 0 even when tests fail, so its summary is checked too.
@@ -54,4 +61,5 @@ if [ "$(count failed)" = 0 ] && ! grep -qE '^Tests (borked|leaked) *: *[1-9]' "$
 fi
 sed -n '/^FAILED TEST SUMMARY/,$p;/========DIFF========/,/========DONE========/p' "$out"
 [ "${mode}" != server ] && [ "${mode}" != redis ] || { echo "--- $mode log"; cat "$work/kv.log"; }
+[ "${mode}" != redis-cluster ] || { echo "--- $mode logs"; cat "$work"/*/redis.log; }
 exit 1

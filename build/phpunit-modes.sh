@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # Runs one PHPUnit suite of the framework bridges (php/tests/<Suite>) once per
 # engine, as build/phpt.sh does for the phpt suite; exits 1 when a run failed.
-# Usage: build/phpunit-modes.sh BOOTSTRAP DIR [MODES...]   (modes: map shm shm-named server redis; default all)
+# Usage: build/phpunit-modes.sh BOOTSTRAP DIR [MODES...]   (modes: map shm shm-named server redis redis-cluster; default all)
 #   map        the in-process Go map (-d ephpm.shm_size=0)
 #   shm        the shared segment with the extension's defaults (anonymous)
 #   shm-named  a named segment (ephpm.shm_name), so a child process shares it
 #   server     an ephpm-kv server this script starts on a unix socket
 #   redis      server mode on Debian's redis-server (7), started the same way
+#   redis-cluster  a 3-master Redis Cluster on loopback (build/redis-cluster.sh)
 # Not -n: PHPUnit needs Debian's dom, mbstring and xml extensions from php.ini.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bootstrap=$1 dir=$2
 shift 2
 modes=("$@")
-((${#modes[@]})) || modes=(map shm shm-named server redis)
+((${#modes[@]})) || modes=(map shm shm-named server redis redis-cluster)
 export EPHPM_EXT=$root/build/ephpm.so # a test that starts another PHP process loads this
 export EPHPM_SO=$EPHPM_EXT          # (its older name, still read by php/tests/Support/Processes.php)
 work=$(mktemp -d /tmp/ephpm-phpunit.XXXXXX)
@@ -21,6 +22,7 @@ server= redis=
 cleanup() {
   [ -z "$server" ] || { kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true; }
   [ -z "$redis" ] || { kill "$redis" 2>/dev/null; wait "$redis" 2>/dev/null || true; }
+  [ ! -f "$work/cluster/pids" ] || xargs -r kill <"$work/cluster/pids" 2>/dev/null || true
   rm -f "/dev/shm/ephpm-phpunit-$$"
   rm -rf "$work"
 }
@@ -46,6 +48,9 @@ for mode in "${modes[@]}"; do
       for _ in $(seq 100); do [ -S "$work/redis.sock" ] && break; sleep 0.05; done
       [ -S "$work/redis.sock" ] || { echo "phpunit $mode: redis-server did not start"; cat "$work/redis.log"; exit 1; }
       args+=(-d "ephpm.server=unix://$work/redis.sock") ;;
+    redis-cluster)
+      mkdir -p "$work/cluster"
+      args+=(-d "ephpm.server=$("$root/build/redis-cluster.sh" "$work/cluster")") ;;
     *) echo "phpunit-modes.sh: unknown mode '$mode'" >&2; exit 2 ;;
   esac
   if out=$(cd "$root" && php "${args[@]}" /usr/bin/phpunit --do-not-cache-result --bootstrap "$bootstrap" "$dir" 2>&1); then

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/ephpm/ephpm-kv/kv"
+	"github.com/ephpm/ephpm-kv/remote"
 )
 
 // errorCodes maps engine errors to the C ABI's codes. name is the code's
@@ -30,6 +31,8 @@ var errorCodes = []struct {
 	{"OVERFLOW", kv.ErrOverflow, C.EPHPM_KV_E_OVERFLOW},
 	{"CONFIG", errStarted, C.EPHPM_KV_E_CONFIG},
 	{"CONFIG", errConfig, C.EPHPM_KV_E_CONFIG},
+	{"CONFIG", remote.ErrEvicting, C.EPHPM_KV_E_CONFIG},
+	{"CONFIG", remote.ErrNoSlot, C.EPHPM_KV_E_CONFIG},
 	{"UNAVAILABLE", kv.ErrClosed, C.EPHPM_KV_E_UNAVAILABLE},
 	{"UNAVAILABLE", kv.ErrUnavailable, C.EPHPM_KV_E_UNAVAILABLE},
 }

@@ -6,8 +6,11 @@ package main
 import "C"
 
 import (
+	"errors"
+	"strings"
 	"time"
 
+	"github.com/ephpm/ephpm-kv/etcdkv"
 	"github.com/ephpm/ephpm-kv/kv"
 	"github.com/ephpm/ephpm-kv/remote"
 )
@@ -15,9 +18,25 @@ import (
 // serverEngine is the engine for ephpm.server: the one place where its
 // address chooses a backend. An ephpm-kv server, a Valkey or a Redis all
 // speak RESP (remote learns which answers); unix://, tcp://, redis:// and
-// rediss:// go there. Anything it refuses is a configuration error.
+// rediss:// go there; etcd:// to an etcd cluster. Anything it refuses is
+// a configuration error.
 func serverEngine(url, password string, timeout time.Duration, tls remote.TLSFiles) (kv.Engine, error) {
-	e, err := remote.New(url, password, timeout, remote.RawSyscalls(), remote.WithTLS(tls))
+	var (
+		e   kv.Engine
+		err error
+	)
+	switch {
+	case remote.IsClusterAddress(url):
+		// A Redis Cluster: redis-cluster://h1:p1,h2:p2 (rediss-cluster://).
+		e, err = remote.NewCluster(url, password, timeout, tls)
+	case strings.HasPrefix(url, "etcd://"):
+		if tls != (remote.TLSFiles{}) {
+			return nil, configError{errors.New("ephpm.server: etcd:// does not take TLS settings yet (ephpm.server_tls_*)")}
+		}
+		e, err = etcdkv.NewFromURL(url, password, timeout)
+	default:
+		e, err = remote.New(url, password, timeout, remote.RawSyscalls(), remote.WithTLS(tls))
+	}
 	if err != nil {
 		return nil, configError{err}
 	}

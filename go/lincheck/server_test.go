@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ephpm/ephpm-kv/etcdkv"
 	"github.com/ephpm/ephpm-kv/kv"
 	"github.com/ephpm/ephpm-kv/remote"
 )
@@ -24,6 +25,7 @@ var dialers = map[string]func(url string, timeout time.Duration) (kv.Engine, err
 	"unix":  func(url string, timeout time.Duration) (kv.Engine, error) { return remote.New(url, "", timeout) },
 	"tcp":   func(url string, timeout time.Duration) (kv.Engine, error) { return remote.New(url, "", timeout) },
 	"redis": func(url string, timeout time.Duration) (kv.Engine, error) { return remote.New(url, "", timeout) },
+	"etcd":  func(url string, timeout time.Duration) (kv.Engine, error) { return etcdkv.NewFromURL(url, "", timeout) },
 }
 
 // openURL is an Opener giving each client its own engine for url.

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -40,27 +41,35 @@ const defaultMaxBulk = 512 << 20
 
 // learnRedis asks a server that is not an ephpm-kv server what it offers,
 // in one round trip: COMMAND INFO for the native compare commands, and its
-// bulk limit (the largest value it takes) from CONFIG GET.
+// bulk limit (the largest value it takes) and its maxmemory-policy from
+// CONFIG GET. A policy that evicts keys is refused (ErrEvicting), on every
+// call: it may evict a live lock, which is then granted twice. A server
+// that does not allow CONFIG (renamed) is taken as it is.
 func (e *Engine) learnRedis() error {
 	d := dialect{kind: dialectRedis}
 	limit := int64(defaultMaxBulk)
+	policy := ""
 	err := e.trip(func(c *client) {
 		c.command(4)
 		c.arg("COMMAND")
 		c.arg("INFO")
 		c.arg("DELIFEQ")
 		c.arg("DELEX")
-		c.command(3)
+		c.command(4)
 		c.arg("CONFIG")
 		c.arg("GET")
 		c.arg("proto-max-bulk-len")
+		c.arg("maxmemory-policy")
 	}, func(i int, r *reply, c *client) error {
 		// An error reply (a command not allowed here) leaves the defaults:
 		// no native commands, the default limit.
 		if r.kind != '-' {
-			if err := readFeatures(c, r, i, &d, &limit); err != nil {
+			if err := readFeatures(c, r, i, &d, &limit, &policy); err != nil {
 				return err
 			}
+		}
+		if i == 1 && evicts(policy) {
+			return nil // the dialect stays unknown: the next call asks again
 		}
 		if i == 1 {
 			// Set with the dialect, on the connection that learned it.
@@ -70,8 +79,15 @@ func (e *Engine) learnRedis() error {
 		}
 		return nil
 	}, true)
+	if err == nil && evicts(policy) {
+		e.isRedis.Store(true) // for kind(): no ephpm-kv server has a policy
+		return fmt.Errorf("%w: the %s at %s has maxmemory-policy %s, which may evict a live lock (granted twice then); set it to noeviction",
+			ErrEvicting, e.kind(), e.addr, policy)
+	}
 	return err
 }
+
+func evicts(policy string) bool { return policy != "" && policy != "noeviction" }
 
 // kind names the server in messages: "ephpm-kv server" until a Valkey or
 // Redis answered at this address, or for a redis:// address that none did
@@ -83,17 +99,23 @@ func (e *Engine) kind() string {
 	return "ephpm-kv server"
 }
 
-// readFeatures reads COMMAND INFO's reply (i 0) or CONFIG GET's (i 1).
-func readFeatures(c *client, r *reply, i int, d *dialect, limit *int64) error {
+// readFeatures reads COMMAND INFO's reply (i 0) or CONFIG GET's (i 1,
+// name and value pairs in any order).
+func readFeatures(c *client, r *reply, i int, d *dialect, limit *int64, policy *string) error {
 	if r.kind != '*' {
 		return errUnexpected(r)
 	}
+	name := ""
 	for j := int64(0); j < r.n; j++ {
 		el, err := c.read()
 		if err != nil {
 			return err
 		}
 		switch {
+		case i == 1 && j%2 == 0 && el.kind == '$':
+			name = string(el.data)
+		case i == 1 && name == "maxmemory-policy" && el.kind == '$':
+			*policy = string(el.data)
 		case i == 0 && el.kind == '*' && el.n > 0:
 			// A command's entry (an unknown command's is nil).
 			if j == 0 {
@@ -101,7 +123,7 @@ func readFeatures(c *client, r *reply, i int, d *dialect, limit *int64) error {
 			} else {
 				d.delEx = true
 			}
-		case i == 1 && j == 1 && el.kind == '$':
+		case i == 1 && name == "proto-max-bulk-len" && el.kind == '$':
 			if n, err := strconv.ParseInt(string(el.data), 10, 64); err == nil && n > 0 {
 				*limit = n
 			}

@@ -38,6 +38,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	stopRedis()
+	stopCluster()
 	os.Exit(code)
 }
 

@@ -164,6 +164,12 @@ func infoField(info, name string) string {
 // a write reclaims); reclaimRedis turns it on where expected. It returns
 // the limits the server really has.
 func openRedis(t *testing.T, sock string, cfg kvtest.Config) kvtest.Config {
+	return openRedisWarm(t, sock, cfg, "warm-up")
+}
+
+// openRedisWarm is openRedis with warm, a key the node serves (a cluster
+// node serves only its slots), for the script's first error.
+func openRedisWarm(t *testing.T, sock string, cfg kvtest.Config, warm string) kvtest.Config {
 	t.Helper()
 	redisCmd(t, sock, "FLUSHALL")
 	// The scripts are loaded before memory is measured, which a full
@@ -173,11 +179,11 @@ func openRedis(t *testing.T, sock string, cfg kvtest.Config) kvtest.Config {
 		redisCmd(t, sock, "SCRIPT", "LOAD", s.src)
 	}
 	// So is a script's first error (over 100 KiB more, once).
-	redisCmd(t, sock, "SET", "warm-up", "x")
-	if _, err := redisTry(sock, "EVALSHA", scriptIncr.sha, "1", "warm-up", "1", "0"); err == nil {
+	redisCmd(t, sock, "SET", warm, "x")
+	if _, err := redisTry(sock, "EVALSHA", scriptIncr.sha, "1", warm, "1", "0"); err == nil {
 		t.Fatal("INCR of x in a script did not fail")
 	}
-	redisCmd(t, sock, "DEL", "warm-up")
+	redisCmd(t, sock, "DEL", warm)
 	redisCmd(t, sock, "CONFIG", "SET", "maxmemory", "0")
 	redisCmd(t, sock, "DEBUG", "SET-ACTIVE-EXPIRE", "0")
 	used, err := strconv.ParseInt(infoField(redisCmd(t, sock, "INFO", "memory"), "used_memory"), 10, 64)

@@ -21,9 +21,9 @@ import (
 // start clears it. A start that does not find the id of the snapshot it
 // loads there (a crash, another snapshot put in place) cannot trust the
 // fences the snapshot recorded per resource, and raises the fence floor
-// (see openSnapshot). The id, not a checksum: every frame ends with its
-// own CRC-32C, so a CRC-32C over the whole file depends on its length
-// alone.
+// (see openSnapshot). The id, not the snapshot's whole-file check: 32 bits
+// of CRC are not unique to one file, and in format 3 that check depended on
+// the frame lengths alone (see snapshot.go).
 //
 // Layout, all little-endian: "EPHPMKVF", version (uint32), mark (int64),
 // in version 2 the clean shutdown's snapshot id (uint64, 0 = none), and a

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash"
 	"hash/crc32"
 	"io"
 	"io/fs"
@@ -18,7 +17,7 @@ import (
 	"github.com/ephpm/ephpm-kv/store"
 )
 
-// Snapshot file, format 3, all integers little-endian or varints:
+// Snapshot file, format 4, all integers little-endian or varints:
 //
 //	header  "EPHPMKVS", version (uint32), CRC-32C of those 12 bytes (uint32)
 //	frames  tag (byte), payload length (uvarint), payload,
@@ -30,13 +29,21 @@ import (
 //	  'F'   per resource: name length (uvarint), name, highest fence (varint)
 //	  'K'   per key: key length (uvarint), key, expiry (Unix ms, 0 = none;
 //	        varint), value (the rest)
-//	  'E'   last: F and K frame counts (uvarints), CRC-32C of every byte
-//	        before this frame (uint32); nothing may follow it
+//	  'E'   last: F and K frame counts (uvarints), then the whole-file
+//	        check (uint32): CRC-32C of every byte before this frame but
+//	        the 4-byte checksums (the header's and each frame's)
 //
 // Every frame is checked on its own, so a damaged file is refused naming
-// the offset of the first frame that fails; the end frame's counts and
-// whole-file checksum catch frames lost or added whole. Expiry is wall-clock
-// time: it survives a restart, the store's monotonic deadlines do not.
+// the offset of the first frame that fails; the end frame's counts catch
+// frames lost or added whole, and its whole-file check catches frames that
+// each check out but are not where, or in the order, they were written
+// (reordered, or taken from another snapshot). Format 3 differed only
+// there: its whole-file CRC-32C included the checksums, and a CRC run over
+// bytes followed by their own CRC ends on a constant, whatever the bytes,
+// so its value depended on the frame lengths alone. Format 3 files still
+// load, checked as they were written, which adds nothing to their frame
+// checks and counts. Expiry is wall-clock time: it survives a restart,
+// the store's monotonic deadlines do not.
 //
 // The file is written to a temp file beside it and renamed into place with
 // fsyncs around the rename (writeFileAtomic), and is checked to be writable
@@ -45,7 +52,8 @@ import (
 
 const (
 	snapshotMagic   = "EPHPMKVS"
-	snapshotVersion = 3
+	snapshotVersion = 4
+	snapshotOldest  = 3 // read too: the whole-file check includes the checksums
 	snapshotHeader  = 16
 )
 
@@ -99,18 +107,22 @@ func (s *Server) openSnapshot() error {
 	return nil
 }
 
-// frameWriter writes frames, keeping the checksum of everything written.
+// frameWriter writes frames, keeping the whole-file check.
 type frameWriter struct {
 	w    *bufio.Writer
-	all  uint32 // CRC-32C of everything written
+	all  uint32 // CRC-32C of everything written but the checksums
 	buf  []byte
 	keys uint64
 	fncs uint64
 }
 
-func (fw *frameWriter) write(b []byte) {
-	fw.w.Write(b)
+// checked writes b followed by its CRC-32C, which the whole-file check
+// leaves out.
+func (fw *frameWriter) checked(b []byte) []byte {
 	fw.all = crc32.Update(fw.all, castagnoli, b)
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	fw.w.Write(b)
+	return b
 }
 
 // frame assembles one frame in a reused buffer: one write, one checksum
@@ -125,9 +137,7 @@ func (fw *frameWriter) frame(tag byte, parts ...[]byte) {
 	for _, p := range parts {
 		b = append(b, p...)
 	}
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
-	fw.buf = b
-	fw.write(b)
+	fw.buf = fw.checked(b)
 }
 
 func (s *Server) saveSnapshot() error {
@@ -143,7 +153,7 @@ func (s *Server) writeSnapshot() (uint64, error) {
 	err := writeFileAtomic(path, func(w *bufio.Writer) error {
 		fw := &frameWriter{w: w}
 		hdr := binary.LittleEndian.AppendUint32([]byte(snapshotMagic), snapshotVersion)
-		fw.write(binary.LittleEndian.AppendUint32(hdr, crc32.Checksum(hdr, castagnoli)))
+		fw.checked(hdr)
 		fences := s.store.Fences()
 		meta := binary.AppendVarint(nil, fences.Counter)
 		meta = binary.AppendVarint(meta, time.Now().UnixMilli())
@@ -203,7 +213,8 @@ type frameReader struct {
 	off      int64 // of the next byte
 	size     int64
 	maxFrame int64
-	all      hash.Hash32 // of everything read so far
+	all      uint32 // the whole-file check of the frames read so far
+	withSums bool   // format 3: the whole-file check includes the checksums
 	buf      []byte
 }
 
@@ -216,8 +227,15 @@ func (fr *frameReader) read(b []byte) error {
 		return err
 	}
 	fr.off += int64(len(b))
-	fr.all.Write(b)
 	return nil
+}
+
+// add adds checked bytes and their checksum to the whole-file check.
+func (fr *frameReader) add(head, payload, sum []byte) {
+	fr.all = crc32.Update(crc32.Update(fr.all, castagnoli, head), castagnoli, payload)
+	if fr.withSums {
+		fr.all = crc32.Update(fr.all, castagnoli, sum)
+	}
 }
 
 // next returns the next frame's tag, payload (valid until the next call)
@@ -262,6 +280,7 @@ func (fr *frameReader) next() (byte, []byte, int64, error) {
 	if sum != binary.LittleEndian.Uint32(body[length:]) {
 		return 0, nil, start, fr.bad(start, "frame checksum mismatch")
 	}
+	fr.add(head[:n], payload, body[length:])
 	return head[0], payload, start, nil
 }
 
@@ -288,7 +307,7 @@ func (s *Server) readSnapshot(f *os.File) (int, uint64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	fr := &frameReader{path: path, r: bufio.NewReaderSize(f, 256<<10), size: fi.Size(), all: crc32.New(castagnoli),
+	fr := &frameReader{path: path, r: bufio.NewReaderSize(f, 256<<10), size: fi.Size(),
 		maxFrame: kv.MaxKeySize + s.cfg.MaxBulk + 3*binary.MaxVarintLen64}
 	hdr := make([]byte, snapshotHeader)
 	if err := fr.read(hdr); err != nil {
@@ -301,14 +320,20 @@ func (s *Server) readSnapshot(f *os.File) (int, uint64, error) {
 		return 0, 0, fr.bad(0, "not an ephpm-kv snapshot (no %q header)", snapshotMagic)
 	case crc32.Checksum(hdr[:12], castagnoli) != binary.LittleEndian.Uint32(hdr[12:]):
 		return 0, 0, fr.bad(0, "header checksum mismatch")
-	case binary.LittleEndian.Uint32(hdr[8:]) != snapshotVersion:
-		return 0, 0, fmt.Errorf("snapshot %s has format version %d; this server reads version %d", path, binary.LittleEndian.Uint32(hdr[8:]), snapshotVersion)
 	}
+	switch v := binary.LittleEndian.Uint32(hdr[8:]); v {
+	case snapshotOldest:
+		fr.withSums = true
+	case snapshotVersion:
+	default:
+		return 0, 0, fmt.Errorf("snapshot %s has format version %d; this server reads versions %d to %d", path, v, snapshotOldest, snapshotVersion)
+	}
+	fr.add(nil, hdr[:12], hdr[12:])
 	fences := store.FenceState{Highest: map[string]int64{}}
 	var nkeys, nfences, id uint64
 	loaded, metaSeen := 0, false
 	for {
-		sumBefore := fr.all.Sum32()
+		sumBefore := fr.all
 		tag, p, off, err := fr.next()
 		if err != nil {
 			return 0, 0, err

@@ -6,11 +6,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -206,21 +206,8 @@ func TestFenceMarkFile(t *testing.T) {
 func TestSnapshotRefusesWrongCounts(t *testing.T) {
 	cfg := quietConfig(t.TempDir())
 	good := smallSnapshot(t, cfg)
-	fr := &frameReader{path: cfg.Snapshot, r: bufio.NewReader(bytes.NewReader(good)), size: int64(len(good)),
-		all: crc32.New(castagnoli), maxFrame: 1 << 20}
-	fr.read(make([]byte, snapshotHeader))
-	var endAt int64
-	var end []byte
-	for {
-		tag, p, off, err := fr.next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if tag == 'E' {
-			endAt, end = off, bytes.Clone(p)
-			break
-		}
-	}
+	fs := snapFrames(good)
+	endAt, end := int64(fs[len(fs)-1].off), fs[len(fs)-1].payload
 	fences, rest, _ := uvarint(end)
 	keys, sum, _ := uvarint(rest)
 	for _, c := range [][2]uint64{{fences + 1, keys}, {fences, keys - 1}, {fences, keys + 1}} {
@@ -234,5 +221,142 @@ func TestSnapshotRefusesWrongCounts(t *testing.T) {
 		if err := refused(t, cfg, b.Bytes(), int(endAt), what); !strings.Contains(err.Error(), "counts") {
 			t.Errorf("%s: refused for another reason: %v", what, err)
 		}
+	}
+}
+
+// snapFrame is one frame of a snapshot file, b[off:end].
+type snapFrame struct {
+	tag      byte
+	off, end int
+	payload  []byte
+}
+
+// snapFrames splits a snapshot file into its frames, checking nothing.
+func snapFrames(b []byte) []snapFrame {
+	var fs []snapFrame
+	for off := snapshotHeader; off < len(b); {
+		n, k := binary.Uvarint(b[off+1:])
+		start := off + 1 + k
+		end := start + int(n) + 4
+		fs = append(fs, snapFrame{b[off], off, end, b[start : start+int(n)]})
+		off = end
+	}
+	return fs
+}
+
+// keyFrame returns the key frame holding key.
+func keyFrame(t *testing.T, fs []snapFrame, key string) snapFrame {
+	t.Helper()
+	for _, f := range fs {
+		if k, _, ok := lenPrefixed(f.payload); f.tag == 'K' && ok && string(k) == key {
+			return f
+		}
+	}
+	t.Fatalf("no key frame for %q", key)
+	return snapFrame{}
+}
+
+// twoKeys writes a snapshot holding k1 and k2 and returns its bytes.
+func twoKeys(t *testing.T, cfg Config, v1, v2 string) []byte {
+	t.Helper()
+	s, addr := startServer(t, cfg)
+	runSteps(t, dial(t, "unix", addr), []step{cmd("OK", "SET", "k1", v1), cmd("OK", "SET", "k2", v2)})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(cfg.Snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Frames that each check out but are not where their snapshot wrote them
+// (reordered, or one from another snapshot spliced in) are refused by the
+// end frame's whole-file check. Format 3 ran that CRC-32C over frames that
+// each end with their own CRC-32C, which leaves a constant residue per
+// frame, so its value depended on the frame lengths alone.
+func TestSnapshotRefusesFramesMovedOrSpliced(t *testing.T) {
+	cfg := quietConfig(t.TempDir())
+	a := twoKeys(t, cfg, "aaaa", "bbbb")
+	b := twoKeys(t, quietConfig(t.TempDir()), "cccc", "dddd")
+	fa := snapFrames(a)
+	k1, k2, endAt := keyFrame(t, fa, "k1"), keyFrame(t, fa, "k2"), fa[len(fa)-1].off
+	if k1.end-k1.off != k2.end-k2.off {
+		t.Fatal("the key frames differ in length")
+	}
+	swapped := bytes.Clone(a)
+	copy(swapped[k1.off:], a[k2.off:k2.end])
+	copy(swapped[k2.off:], a[k1.off:k1.end])
+	spliced := bytes.Clone(a)
+	other := keyFrame(t, snapFrames(b), "k1")
+	if copy(spliced[k1.off:k1.end], b[other.off:other.end]) != k1.end-k1.off {
+		t.Fatal("the other snapshot's k1 frame differs in length")
+	}
+	for what, bad := range map[string][]byte{"key frames swapped": swapped, "k1 from another snapshot": spliced} {
+		if err := refused(t, cfg, bad, endAt, what); !strings.Contains(err.Error(), "whole-file") {
+			t.Errorf("%s: refused for another reason: %v", what, err)
+		}
+	}
+}
+
+// A format 3 snapshot (testdata, written by the server before format 4)
+// still loads, checked as it was written, and a clean stop recorded for it
+// still keeps the fence records exact: an upgrade is a clean restart.
+func TestSnapshotFormat3(t *testing.T) {
+	v3, err := os.ReadFile("testdata/snapshot-v3.snap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const fence = "1795977156444315" // recorded for "res" in the file
+	fs := snapFrames(v3)
+	_, meta, _ := varint(fs[0].payload) // counter, written at, floor, id
+	_, meta, _ = varint(meta)
+	_, meta, _ = varint(meta)
+	id, _, _ := uvarint(meta)
+	cfg := quietConfig(t.TempDir())
+	writeFile(t, cfg.Snapshot, string(v3))
+	if err := writeFenceFile(fencePath(cfg.Snapshot), fenceFile{mark: 1795977156445315, cleanSnap: id}); err != nil {
+		t.Fatal(err)
+	}
+	s, rc := restart(t, cfg)
+	if floor := s.Store().Fences().Floor; floor != 0 {
+		t.Fatalf("the clean record of a format 3 snapshot raised the fence floor to %d", floor)
+	}
+	runSteps(t, rc, []step{
+		cmd(`"1"`, "GET", "a"), cmd(`"\x00\xff\x00"`, "GET", "bin\x00"), cmd(`"xxxxxxxxxx"`, "GET", "c"),
+		cmd("3", "DBSIZE"), cmd("-1", "TTL", "a"),
+		cmd("0", "EPHPM.FENCE", "res", "1795977156444314"), cmd("1", "EPHPM.FENCE", "res", fence),
+	})
+	if ttl, _ := strconv.ParseInt(rc.do("TTL", "bin\x00"), 10, 64); ttl < 1_000_000_000 {
+		t.Fatalf("TTL %d, written as about 50 years", ttl)
+	}
+	// The server writes format 4 from then on, and loads it.
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(cfg.Snapshot); binary.LittleEndian.Uint32(b[8:]) != snapshotVersion {
+		t.Fatalf("rewritten as format %d", binary.LittleEndian.Uint32(b[8:]))
+	}
+	_, rc = restart(t, cfg)
+	runSteps(t, rc, []step{cmd("3", "DBSIZE"), cmd("0", "EPHPM.FENCE", "res", "1795977156444314")})
+
+	// Damage is still refused: any byte flipped, or a whole-file check that
+	// does not match (in an end frame whose own checksum does).
+	for i := range v3 {
+		bad := bytes.Clone(v3)
+		bad[i] ^= 0x01
+		refused(t, cfg, bad, i, fmt.Sprintf("format 3, byte %d ^ 0x01", i))
+	}
+	end := fs[len(fs)-1]
+	wrong := bytes.Clone(end.payload)
+	wrong[len(wrong)-1] ^= 0x01
+	var b bytes.Buffer
+	b.Write(v3[:end.off])
+	fw := &frameWriter{w: bufio.NewWriter(&b)}
+	fw.frame('E', wrong)
+	fw.w.Flush()
+	if err := refused(t, cfg, b.Bytes(), end.off, "format 3, whole-file check"); !strings.Contains(err.Error(), "whole-file") {
+		t.Errorf("format 3, whole-file check: refused for another reason: %v", err)
 	}
 }

@@ -154,7 +154,7 @@ func checkFencesConcurrent(h *harness) {
 	fences := make([][]int64, workers)
 	h.each(func(w int, e kv.Engine) error {
 		for r := range rounds {
-			key := fmt.Sprintf("fenced:%d:%d", w, r%3)
+			key := h.target.fenceName(fmt.Sprintf("fenced:%d:%d", w, r%3))
 			f, ok, err := e.SetNXFenced(key, []byte("t"), time.Minute)
 			if err != nil || !ok {
 				return fmt.Errorf("SetNXFenced of my own free key: %v, %v", ok, err)

@@ -35,7 +35,7 @@ func checkIncr(h *harness) {
 	}
 	// An expired counter is absent: created anew, with the new ttl.
 	h.set("e", "100", expireSoon)
-	waitExpiry()
+	h.waitExpiry()
 	if n := incr("e", 1, time.Hour); n != 1 || !h.within(h.ttl("e"), time.Hour, time.Minute) {
 		t.Fatalf("Incr of an expired counter: %d, ttl %v", n, h.ttl("e"))
 	}
@@ -76,7 +76,8 @@ func checkIncr(h *harness) {
 	}
 }
 
-// Fences: one increasing counter across names; Fence per resource.
+// Fences: one increasing counter across names (per hash tag on a cluster);
+// Fence per resource.
 func checkFences(h *harness) {
 	t := h.t
 	fenced := func(key string) (int64, bool) {
@@ -86,21 +87,23 @@ func checkFences(h *harness) {
 		return f, ok
 	}
 	var last int64
+	a := h.target.fenceName("a")
 	for i, key := range []string{"a", "b", "c", "a2"} {
+		key = h.target.fenceName(key)
 		f, ok := fenced(key)
 		if !ok || f <= last || h.value(key) != "tok" || !h.within(h.ttl(key), time.Minute, time.Minute) {
 			t.Fatalf("acquisition %d (%s): fence %d after %d, acquired %v", i, key, f, last, ok)
 		}
 		last = f
 	}
-	if f, ok := fenced("a"); ok || f != 0 {
+	if f, ok := fenced(a); ok || f != 0 {
 		t.Fatalf("SetNXFenced of a held lock: fence %d, acquired %v", f, ok)
 	}
 	// A held lock issued no fence: the next one is still the next.
-	if _, err := h.e.Del("a"); err != nil {
+	if _, err := h.e.Del(a); err != nil {
 		t.Fatal(err)
 	}
-	if f, ok := fenced("a"); !ok || f <= last {
+	if f, ok := fenced(a); !ok || f <= last {
 		t.Fatalf("re-acquired: fence %d after %d", f, last)
 	}
 

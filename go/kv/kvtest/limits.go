@@ -185,34 +185,38 @@ func (h *harness) fill(prefix string, ttl time.Duration) (stored map[string]stri
 func checkFull(h *harness) {
 	t := h.t
 	holder := []byte("holder")
-	if ok, err := h.e.SetNX("full:lock", holder, time.Minute); !ok || err != nil {
+	lock := h.target.fullName("full:lock")
+	if ok, err := h.e.SetNX(lock, holder, time.Minute); !ok || err != nil {
 		t.Fatalf("SetNX: %v, %v", ok, err)
 	}
-	stored, _ := h.fill("fill:", 0)
+	stored, _ := h.fill(h.target.fullName("fill:"), 0)
 	if len(stored) == 0 {
 		t.Fatal("not even one entry fitted")
 	}
-	if ok, err := h.e.ExpireIfEq("full:lock", holder, 2*time.Minute); !ok || err != nil {
+	if ok, err := h.e.ExpireIfEq(lock, holder, 2*time.Minute); !ok || err != nil {
 		t.Errorf("ExpireIfEq of a held lock on a full store: %v, %v", ok, err)
 	}
-	if ttl, err := h.e.TTLIfEq("full:lock", holder); ttl <= time.Minute || err != nil {
+	if ttl, err := h.e.TTLIfEq(lock, holder); ttl <= time.Minute || err != nil {
 		t.Errorf("TTLIfEq of a held lock on a full store: %v, %v", ttl, err)
 	}
-	if ok, err := h.e.Expire("full:lock", 0); !ok || err != nil {
+	if ok, err := h.e.Expire(lock, 0); !ok || err != nil {
 		t.Errorf("Expire to none on a full store: %v, %v", ok, err)
 	}
 	rejected := h.stats().Rejected
 	one := []byte("x")
 	refusals := map[string]func() error{
-		"Set":   func() error { return h.e.Set("full:00000001", one, 0) },
-		"SetNX": func() error { ok, err := h.e.SetNX("full:00000002", one, 0); return errors.Join(err, falseIsWrong(ok)) },
-		"SetNXFenced": func() error {
-			_, ok, err := h.e.SetNXFenced("full:00000003", one, 0)
+		"Set": func() error { return h.e.Set(h.target.fullName("full:00000001"), one, 0) },
+		"SetNX": func() error {
+			ok, err := h.e.SetNX(h.target.fullName("full:00000002"), one, 0)
 			return errors.Join(err, falseIsWrong(ok))
 		},
-		"Incr": func() error { _, err := h.e.Incr("full:00000004", 1, 0); return err },
+		"SetNXFenced": func() error {
+			_, ok, err := h.e.SetNXFenced(h.target.fullName("full:00000003"), one, 0)
+			return errors.Join(err, falseIsWrong(ok))
+		},
+		"Incr": func() error { _, err := h.e.Incr(h.target.fullName("full:00000004"), 1, 0); return err },
 		"LockAndGet": func() error {
-			ok, _, _, err := h.e.LockAndGet("full:00000005", one, time.Minute, "fill:00000000", nil)
+			ok, _, _, err := h.e.LockAndGet(h.target.fullName("full:00000005"), one, time.Minute, h.target.fullName("fill:00000000"), nil)
 			return errors.Join(err, falseIsWrong(ok))
 		},
 	}
@@ -224,7 +228,7 @@ func checkFull(h *harness) {
 	if got := h.stats().Rejected - rejected; got != int64(len(refusals)) {
 		t.Errorf("Stats.Rejected moved by %d for %d refused writes", got, len(refusals))
 	}
-	if ok, err := h.e.DelIfEq("full:lock", holder); !ok || err != nil {
+	if ok, err := h.e.DelIfEq(lock, holder); !ok || err != nil {
 		t.Errorf("DelIfEq of a held lock on a full store (after the refusals: it makes room): %v, %v", ok, err)
 	}
 	for key, want := range stored {
@@ -245,7 +249,7 @@ func checkFull(h *harness) {
 		}
 		freed += int64(len(stored[keys[0]]))
 	}
-	if err := h.e.Set("full:00000001", one, 0); err != nil {
+	if err := h.e.Set(h.target.fullName("full:00000001"), one, 0); err != nil {
 		t.Fatalf("Set after a Del on a full store: %v", err)
 	}
 }

@@ -50,7 +50,7 @@ func checkGetSet(h *harness) {
 	}
 	// Expired is absent.
 	h.set("short", "v", expireSoon)
-	waitExpiry()
+	h.waitExpiry()
 	if v, ok := h.get("short"); ok {
 		t.Fatalf("expired key reads %q", v)
 	}
@@ -145,7 +145,7 @@ func checkSetNX(h *harness) {
 	}
 	// An expired holder is absent: the next SetNX wins, with its own ttl.
 	h.set("lock", "A", expireSoon)
-	waitExpiry()
+	h.waitExpiry()
 	ok, err = h.e.SetNX("lock", []byte("B"), 0)
 	h.noErr("SetNX", err)
 	if !ok || h.value("lock") != "B" || h.ttl("lock") != kv.TTLPersistent {
@@ -169,7 +169,7 @@ func checkDel(h *harness) {
 		t.Fatalf("Del of a missing key: %v, %v", ok, err)
 	}
 	h.set("k", "v", expireSoon)
-	waitExpiry()
+	h.waitExpiry()
 	if ok, err := h.e.Del("k"); err != nil || ok {
 		t.Fatalf("Del of an expired key: %v, %v", ok, err)
 	}
@@ -192,7 +192,7 @@ func checkDelIfEq(h *harness) {
 	}
 	// Expired never matches, and the key stays free for the next holder.
 	h.set("lock", "A", expireSoon)
-	waitExpiry()
+	h.waitExpiry()
 	if ok, err := h.e.DelIfEq("lock", []byte("A")); err != nil || ok {
 		t.Fatalf("DelIfEq of an expired lock: %v, %v", ok, err)
 	}
@@ -234,7 +234,7 @@ func checkExists(h *harness) {
 		t.Fatal("a key with an empty value does not exist")
 	}
 	h.set("k", "v", expireSoon)
-	waitExpiry()
+	h.waitExpiry()
 	if h.exists("k") {
 		t.Fatal("an expired key exists")
 	}
@@ -256,7 +256,7 @@ func checkExpire(h *harness) {
 	if ok, err := h.e.Expire("k", expireSoon); err != nil || !ok {
 		t.Fatalf("Expire: %v, %v", ok, err)
 	}
-	waitExpiry()
+	h.waitExpiry()
 	if ok, err := h.e.Expire("k", time.Minute); err != nil || ok || h.exists("k") {
 		t.Fatalf("Expire revived an expired key: %v, %v", ok, err)
 	}
@@ -284,7 +284,7 @@ func checkExpireIfEq(h *harness) {
 		t.Fatalf("ExpireIfEq of a compressed value: %v, %v, ttl %v", ok, err, h.ttl("big"))
 	}
 	h.set("lock", "A", expireSoon)
-	waitExpiry()
+	h.waitExpiry()
 	if ok, err := h.e.ExpireIfEq("lock", []byte("A"), time.Minute); err != nil || ok || h.exists("lock") {
 		t.Fatalf("ExpireIfEq revived an expired lock: %v, %v", ok, err)
 	}
@@ -314,7 +314,7 @@ func checkTTLValues(h *harness) {
 		t.Fatalf("TTL of a 1 ns key: %v", d)
 	}
 	h.set("k", "v", expireSoon)
-	waitExpiry()
+	h.waitExpiry()
 	if d := h.ttl("k"); d != kv.TTLMissing {
 		t.Fatalf("TTL of an expired key: %v", d)
 	}
@@ -355,7 +355,7 @@ func checkTTLIfEq(h *harness) {
 		t.Fatalf("TTLIfEq of a compressed value: %v", d)
 	}
 	h.set("lock", "A", expireSoon)
-	waitExpiry()
+	h.waitExpiry()
 	if d := ttlIfEq("lock", "A"); d != kv.TTLMissing {
 		t.Fatalf("TTLIfEq of an expired lock: %v", d)
 	}

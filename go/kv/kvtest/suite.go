@@ -58,6 +58,55 @@ type Target struct {
 	// resource's fence record as keys of its own keyspace (a Redis, under
 	// an "ephpm:" prefix), so they count in Stats.Keys.
 	FencesAreKeys bool
+	// FencesPerHashTag: fences rise per Redis Cluster hash tag only (the
+	// counter must share its lock's slot), not across every lock name. The
+	// checks that compare fences of several names then give the names one
+	// tag; fences of names in different tags are not comparable.
+	FencesPerHashTag bool
+	// FullPerSlot: the engine is full per node, not as a whole (a Redis
+	// Cluster: a master over its maxmemory refuses writes of its slots
+	// while the others take theirs). The "full" check then names every
+	// key under one hash tag, so one master fills and refuses.
+	FullPerSlot bool
+	// ExpiryLag is how much later than its ttl an expired entry may still
+	// be seen: 0 where every access checks the deadline. etcd rounds a
+	// lease up to whole seconds (at least the cluster's shortest lease)
+	// and revokes expired leases from a loop on the leader (every 500 ms),
+	// through consensus. Later, never sooner: a lock may outlive its ttl
+	// a little, never fall short of it.
+	ExpiryLag time.Duration
+	// ExpiresUnseen: the engine's store expires entries itself, unseen by
+	// clients (etcd revokes leases): Stats.Expired stays 0, and an expired
+	// key is gone from Stats.Keys before any write meets it.
+	ExpiresUnseen bool
+	// FullCheckedBy, when set, names the engine's own test of kv.ErrFull:
+	// the engine keeps no memory limit of its own (the cluster's quota,
+	// etcd's --quota-backend-bytes, is its operator's, and freeing room
+	// after it is reached is the operator's too), so the Full checks,
+	// which fill the store to cfg.MemoryLimit and free room with Del,
+	// do not apply.
+	FullCheckedBy string
+	// Parallel: the checks may run at once, each on the engine it opens
+	// (nothing shared between two Opens, as with etcd under a prefix of
+	// its own): for an engine whose checks mostly wait out expiries.
+	Parallel bool
+}
+
+// fullName is name as the "full" check uses it.
+func (t Target) fullName(name string) string {
+	if t.FullPerSlot {
+		return "{full}" + name
+	}
+	return name
+}
+
+// fenceName is name as the fence checks use it: under one hash tag when
+// fences rise per tag only.
+func (t Target) fenceName(name string) string {
+	if t.FencesPerHashTag {
+		return "{fences}" + name
+	}
+	return name
 }
 
 // Run runs every semantic check on engines from target. Each subtest opens
@@ -97,7 +146,7 @@ func Run(t *testing.T, target Target) {
 		{"Incr", DefaultConfig, checkIncr},
 		{"Fences", DefaultConfig, checkFences},
 		{"Flush", DefaultConfig, checkFlush},
-		{"Session", DefaultConfig, func(h *harness) { CheckSessionOps(h.t, h.e) }},
+		{"Session", DefaultConfig, func(h *harness) { CheckSessionOpsLag(h.t, h.e, target.ExpiryLag) }},
 		{"SessionRefuse", DefaultConfig, func(h *harness) {
 			CheckSessionOpsRefuse(h.t, h.e, make([]byte, h.cfg.MaxValueSize+1))
 		}},
@@ -116,7 +165,16 @@ func Run(t *testing.T, target Target) {
 		{"StatsCompressionOff", Config{MemoryLimit: 16 << 20, MaxValueSize: 64 << 10, CompressMin: -1}, checkStatsCompressionOff},
 	}
 	for _, c := range checks {
-		t.Run(c.name, func(t *testing.T) { c.check(open(t, c.cfg)) })
+		t.Run(c.name, func(t *testing.T) {
+			if target.Parallel {
+				t.Parallel()
+			}
+			if target.FullCheckedBy != "" && c.cfg == fullConfig {
+				t.Logf("no memory limit of the engine's own: kv.ErrFull is checked by %s", target.FullCheckedBy)
+				return
+			}
+			c.check(open(t, c.cfg))
+		})
 	}
 }
 
@@ -199,8 +257,8 @@ func (h *harness) within(d, ttl, elapsed time.Duration) bool {
 // key is still there for the next call or two.
 const expireSoon = 30 * time.Millisecond
 
-// waitExpiry sleeps past expireSoon.
-func waitExpiry() { time.Sleep(2 * expireSoon) }
+// waitExpiry sleeps past expireSoon, and the engine's expiry lag.
+func (h *harness) waitExpiry() { time.Sleep(2*expireSoon + h.target.ExpiryLag) }
 
 // compressible is a value from n bytes that compresses well.
 func compressible(n int) string {

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# A 3-member etcd cluster on loopback ports, for the etcd backend's tests.
+# Usage: build/etcd-cluster.sh start DIR [BASE_PORT]   (prints the endpoints)
+#        build/etcd-cluster.sh stop DIR
+# Member i (1..3) serves clients on BASE_PORT+2i-2 and peers on BASE_PORT+2i-1;
+# its data, log and pid are in DIR/m$i (put DIR on tmpfs: etcd fsyncs every
+# commit). DIR/endpoints holds the client endpoints, comma-separated.
+# Heartbeat 50 ms, election 500 ms: a member lost is replaced fast, and the
+# shortest lease the cluster grants is 1 s (1.5 election timeouts, rounded up).
+set -euo pipefail
+
+cmd=${1:?usage: $0 start|stop DIR [BASE_PORT]}
+dir=${2:?usage: $0 start|stop DIR [BASE_PORT]}
+base=${3:-23790}
+
+stop() {
+  for i in 1 2 3; do
+    pidf="$dir/m$i/pid"
+    [ -f "$pidf" ] || continue
+    pid=$(cat "$pidf")
+    kill -CONT "$pid" 2>/dev/null || true # a stopped member would not see TERM
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+    rm -f "$pidf"
+  done
+}
+
+case "$cmd" in
+  start)
+    command -v etcd >/dev/null || { echo "etcd-cluster.sh: etcd is not installed (build/deps.sh etcd installs etcd-server)" >&2; exit 1; }
+    mkdir -p "$dir"
+    cluster="" endpoints=""
+    for i in 1 2 3; do
+      cluster+="${cluster:+,}m$i=http://127.0.0.1:$((base + 2 * i - 1))"
+      endpoints+="${endpoints:+,}127.0.0.1:$((base + 2 * i - 2))"
+    done
+    token="ephpm-$$-$RANDOM"
+    for i in 1 2 3; do
+      m="$dir/m$i"
+      rm -rf "$m" && mkdir -p "$m"
+      client="http://127.0.0.1:$((base + 2 * i - 2))" peer="http://127.0.0.1:$((base + 2 * i - 1))"
+      ETCD_UNSUPPORTED_ARCH="" setsid etcd --name "m$i" --data-dir "$m/data" \
+        --listen-client-urls "$client" --advertise-client-urls "$client" \
+        --listen-peer-urls "$peer" --initial-advertise-peer-urls "$peer" \
+        --initial-cluster "$cluster" --initial-cluster-state new --initial-cluster-token "$token" \
+        --heartbeat-interval 50 --election-timeout 500 --logger zap --log-outputs "$m/log" \
+        </dev/null >/dev/null 2>&1 &
+      echo $! >"$m/pid"
+    done
+    echo "$endpoints" >"$dir/endpoints"
+    for _ in $(seq 100); do
+      if ETCDCTL_API=3 etcdctl --endpoints "$endpoints" endpoint health >/dev/null 2>&1; then
+        echo "$endpoints"
+        exit 0
+      fi
+      sleep 0.1
+    done
+    echo "etcd-cluster.sh: the cluster in $dir did not become healthy in 10 s; see $dir/m*/log" >&2
+    stop
+    exit 1
+    ;;
+  stop) stop ;;
+  *) echo "usage: $0 start|stop DIR [BASE_PORT]" >&2; exit 2 ;;
+esac
