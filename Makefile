@@ -158,7 +158,7 @@ $(FLOOR_LIB): $(GO_SRC)
 	@rm -f $(BUILD)/out/floor/libephpm_kv.h
 
 bench: all $(FLOOR_LIB)
-	@build/deps.sh bench bridges
+	@build/deps.sh bench bridges redis etcd
 	@mkdir -p $(BUILD)/out
 	cd go && go test -run '^$$' -bench . -benchmem -count 5 ./store/ ./shm/ | tee ../$(BUILD)/out/go-bench.txt
 	$(PHP) -n bench/lock_pair.php
