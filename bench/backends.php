@@ -16,7 +16,7 @@ declare(strict_types=1);
 // server the row names, a key the sample wrote there. Rounds interleave all
 // rows, so the machine's noise hits them alike; medians and ranges.
 //
-// Usage: php -n bench/backends.php   (after make all and build/deps.sh bench)
+// Usage: php -n bench/backends.php   (after make all and build/deps.sh bench redis etcd)
 // Knobs: ROUNDS (5) SECONDS (0.2 per sample) PROCS (4) BACKENDS (a comma
 // list of row labels' first words: ephpm-kv,redis,cluster,etcd)
 // EPHPM_BENCH_ETCD_PORT (23880: the etcd members' first port)
