@@ -158,12 +158,13 @@ $(FLOOR_LIB): $(GO_SRC)
 	@rm -f $(BUILD)/out/floor/libephpm_kv.h
 
 bench: all $(FLOOR_LIB)
-	@build/deps.sh bench bridges
+	@build/deps.sh bench bridges redis etcd
 	@mkdir -p $(BUILD)/out
 	cd go && go test -run '^$$' -bench . -benchmem -count 5 ./store/ ./shm/ | tee ../$(BUILD)/out/go-bench.txt
 	$(PHP) -n bench/lock_pair.php
 	$(PHP) -n bench/bridges.php
 	bench/server.sh
+	$(PHP) -n bench/backends.php
 	bench/sessions.sh
 	bench/idle_workers.sh
 
