@@ -140,7 +140,7 @@ test-packaging: all
 test-valgrind: all $(VG_LIB)
 	@build/deps.sh valgrind
 	@USE_ZEND_ALLOC=0 EPHPM_TEST_VALGRIND=1 VALGRIND_OPTS="--suppressions=$(CURDIR)/build/valgrind-go.supp --trace-children-skip=*/ephpm-kv,*/setpriv" \
-		build/phpt.sh shm phpt-valgrind.log -j1 -m -d ephpm.library=$(CURDIR)/$(VG_LIB)
+		build/phpt.sh shm phpt-valgrind.log -j2 -m -d ephpm.library=$(CURDIR)/$(VG_LIB)
 
 # The committed arginfo must match the stub. Generated under build/out and
 # compared, so ext/ephpm_arginfo.h is never rewritten (a new mtime would
