@@ -534,8 +534,14 @@ func (e *Engine) ttlOf(key string, match func([]byte) bool) (time.Duration, erro
 		if err != nil {
 			return 0, e.fail("ttl", err)
 		}
-		if l.TTL >= 0 {
+		switch {
+		case l.TTL > 0:
 			return time.Duration(l.TTL) * time.Second, nil
+		case l.TTL == 0 || l.GrantedTTL > 0:
+			// Its last second (etcd truncates), or expired but not yet
+			// revoked (the leader revokes in batches): still held, so
+			// never 0, which passed back as a TTL means "no expiry".
+			return time.Millisecond, nil
 		}
 		// The lease is gone: the key went with it, or was given another
 		// lease after the read. Read again.
