@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # A 3-member etcd cluster on loopback ports, for the etcd backend's tests.
-# Usage: build/etcd-cluster.sh start DIR [BASE_PORT]   (prints the endpoints)
+# Usage: build/etcd-cluster.sh start DIR [BASE_PORT|auto]   (prints the endpoints)
 #        build/etcd-cluster.sh stop DIR
 # Member i (1..3) serves clients on BASE_PORT+2i-2 and peers on BASE_PORT+2i-1;
 # its data, log and pid are in DIR/m$i (put DIR on tmpfs: etcd fsyncs every
 # commit). DIR/endpoints holds the client endpoints, comma-separated.
+# BASE_PORT auto: 6 consecutive free loopback ports from a random base, so
+# runs started at the same time (other test targets) do not meet.
 # Heartbeat 50 ms, election 500 ms: a member lost is replaced fast, and the
 # shortest lease the cluster grants is 1 s (1.5 election timeouts, rounded up).
 set -euo pipefail
@@ -30,6 +32,17 @@ case "$cmd" in
   start)
     command -v etcd >/dev/null || { echo "etcd-cluster.sh: etcd is not installed (build/deps.sh etcd installs etcd-server)" >&2; exit 1; }
     mkdir -p "$dir"
+    if [ "$base" = auto ]; then
+      base=$(python3 -c 'import random, socket
+for _ in range(200):
+    b = random.randrange(20000, 30000, 8)
+    try:
+        for p in range(b, b + 6):
+            s = socket.socket(); s.bind(("127.0.0.1", p)); s.close()
+    except OSError:
+        continue
+    print(b); break')
+    fi
     cluster="" endpoints=""
     for i in 1 2 3; do
       cluster+="${cluster:+,}m$i=http://127.0.0.1:$((base + 2 * i - 1))"
@@ -51,6 +64,12 @@ case "$cmd" in
     echo "$endpoints" >"$dir/endpoints"
     for _ in $(seq 100); do
       if ETCDCTL_API=3 etcdctl --endpoints "$endpoints" endpoint health >/dev/null 2>&1; then
+        # healthy, but ours? A member that found its port taken has exited,
+        # and the health came from someone else's cluster.
+        for i in 1 2 3; do
+          kill -0 "$(cat "$dir/m$i/pid")" 2>/dev/null ||
+            { echo "etcd-cluster.sh: member m$i exited (port taken?); see $dir/m$i/log" >&2; stop; exit 1; }
+        done
         echo "$endpoints"
         exit 0
       fi
