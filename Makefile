@@ -40,7 +40,7 @@ demo: all
 	@echo
 	examples/server_demo.sh
 
-test: all test-stubs test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-package test-packaging test-valgrind
+test: all test-stubs test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-bridges test-package test-packaging test-valgrind
 
 # go/etcdkv's tests start etcd clusters of their own (Debian's etcd-server).
 test-go:
@@ -105,10 +105,11 @@ test-fpm: all
 	php-tests/fpm/run.sh shm
 	php-tests/fpm/run.sh map
 
-# The PHP API on a 3-member etcd cluster (ephpm.server=etcd://...).
+# The phpt suite on a 3-member etcd cluster only (test-php runs it too,
+# with the etcd-only tests: processes, no quorum).
 test-etcd: all
 	@build/deps.sh etcd
-	php-tests/etcd/run.sh
+	build/phpt.sh etcd phpt-etcd.log
 
 # redis-cli and phpredis against the server.
 test-interop: all

@@ -53,6 +53,7 @@ case "$mode" in
     work=$(mktemp -d /dev/shm/ephpm-phpt-etcd.XXXXXX)
     trap '"$root/build/etcd-cluster.sh" stop "$work" || true; rm -rf "$work"' EXIT
     ep=$("$root/build/etcd-cluster.sh" start "$work" "${EPHPM_ETCD_PORT:-auto}")
+    export EPHPM_ETCD_DIR=$work # php-tests/etcd_no_quorum.phpt stops two members
     args+=(-j1 -d "ephpm.server=etcd://$ep") ;;
   *) echo "phpt.sh: unknown mode '$mode' (map, shm, server, redis, redis-cluster, etcd)" >&2; exit 2 ;;
 esac
