@@ -142,7 +142,7 @@ test-packaging: all
 test-valgrind: all $(VG_LIB)
 	@build/deps.sh valgrind
 	@USE_ZEND_ALLOC=0 EPHPM_TEST_VALGRIND=1 VALGRIND_OPTS="--suppressions=$(CURDIR)/build/valgrind-go.supp --trace-children-skip=*/ephpm-kv,*/setpriv" \
-		build/phpt.sh shm phpt-valgrind.log -j1 -m -d ephpm.library=$(CURDIR)/$(VG_LIB)
+		build/phpt.sh shm phpt-valgrind.log -j2 -m -d ephpm.library=$(CURDIR)/$(VG_LIB)
 
 # The committed arginfo must match the stub. Generated under build/out and
 # compared, so ext/ephpm_arginfo.h is never rewritten (a new mtime would
@@ -160,12 +160,13 @@ $(FLOOR_LIB): $(GO_SRC)
 	@rm -f $(BUILD)/out/floor/libephpm_kv.h
 
 bench: all $(FLOOR_LIB)
-	@build/deps.sh bench bridges
+	@build/deps.sh bench bridges redis etcd
 	@mkdir -p $(BUILD)/out
 	cd go && go test -run '^$$' -bench . -benchmem -count 5 ./store/ ./shm/ | tee ../$(BUILD)/out/go-bench.txt
 	$(PHP) -n bench/lock_pair.php
 	$(PHP) -n bench/bridges.php
 	bench/server.sh
+	$(PHP) -n bench/backends.php
 	bench/sessions.sh
 	bench/idle_workers.sh
 

@@ -7,14 +7,13 @@ set -euo pipefail
 dir=$1
 command -v redis-server >/dev/null && command -v redis-cli >/dev/null ||
   { echo "redis-cluster.sh: redis-server and redis-cli are needed (build/deps.sh redis)" >&2; exit 1; }
-free() { # a free port whose cluster bus port (+10000) is free too
-  python3 -c 'import socket
-for _ in range(50):
-    s=socket.socket(); s.bind(("127.0.0.1",0)); p=s.getsockname()[1]; s.close()
-    if p+10000>65535: continue
-    b=socket.socket()
-    try: b.bind(("127.0.0.1",p+10000)); b.close(); print(p); break
-    except OSError: b.close()'
+free() { # a free port whose cluster bus port (+10000) is free too (PHP: always there, unlike python3)
+  php -n -r 'for ($i = 0; $i < 50; $i++) {
+    $s = stream_socket_server("tcp://127.0.0.1:0"); $p = (int) substr(strrchr(stream_socket_get_name($s, false), ":"), 1); fclose($s);
+    if ($p + 10000 > 65535) { continue; }
+    $b = @stream_socket_server("tcp://127.0.0.1:" . ($p + 10000));
+    if ($b) { fclose($b); echo $p, "\n"; exit(0); }
+  } exit(1);'
 }
 addrs=() ports=()
 for i in 1 2 3; do
