@@ -40,15 +40,15 @@ case "$cmd" in
     command -v etcd >/dev/null || { echo "etcd-cluster.sh: etcd is not installed (build/deps.sh etcd installs etcd-server)" >&2; exit 1; }
     mkdir -p "$dir"
     if [ "$base" = auto ]; then
-      base=$(python3 -c 'import random, socket
-for _ in range(200):
-    b = random.randrange(20000, 30000, 8)
-    try:
-        for p in range(b, b + 6):
-            s = socket.socket(); s.bind(("127.0.0.1", p)); s.close()
-    except OSError:
-        continue
-    print(b); break')
+      base=$(php -n -r 'for ($i = 0; $i < 200; $i++) { // PHP: always there, unlike python3
+        $b = 20000 + 8 * random_int(0, 1249); $held = [];
+        for ($p = $b; $p < $b + 6; $p++) {
+          $s = @stream_socket_server("tcp://127.0.0.1:$p");
+          if (!$s) { continue 2; }
+          $held[] = $s;
+        }
+        echo $b, "\n"; exit(0);
+      } exit(1);')
     fi
     cluster="" endpoints=""
     for i in 1 2 3; do
