@@ -39,6 +39,8 @@ demo: all
 	examples/shm_demo.sh
 	@echo
 	examples/server_demo.sh
+	@echo
+	examples/backends_demo.sh
 
 test: all test-stubs test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-bridges test-package test-packaging test-valgrind
 

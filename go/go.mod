@@ -18,6 +18,7 @@ require (
 	// v3.5: Debian 12's etcd-server is 3.4.23; the 3.5 client line is the one etcd supports against 3.4 servers (one minor ahead), and the one the tests run on (go/etcdkv/README.md).
 	go.etcd.io/etcd/client/v3 v3.5.35
 	go.uber.org/zap v1.17.0
+	google.golang.org/grpc v1.83.2
 )
 
 require (
@@ -34,7 +35,6 @@ require (
 	golang.org/x/text v0.43.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260803160001-6ac0973c030d // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260803160001-6ac0973c030d // indirect
-	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 

@@ -31,3 +31,17 @@ func TestParseAddress(t *testing.T) {
 		}
 	}
 }
+
+// Authentication needs both a user (etcd://user@...) and a password
+// (ephpm.server_password): either alone is refused, since the client would
+// silently not authenticate.
+func TestAuthNeedsUserAndPassword(t *testing.T) {
+	for _, c := range []struct{ url, password string }{{"etcd://app@a:1", ""}, {"etcd://a:1", "secret"}} {
+		if _, err := NewFromURL(c.url, c.password, 0); err == nil || !strings.Contains(err.Error(), "ephpm.server_password") {
+			t.Errorf("%s with password %q: %v", c.url, c.password, err)
+		}
+	}
+	if _, err := NewFromURL("etcd://app@a:1", "secret", 0); err != nil {
+		t.Errorf("user and password: %v", err)
+	}
+}

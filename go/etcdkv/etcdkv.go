@@ -30,6 +30,8 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/ephpm/ephpm-kv/kv"
 )
@@ -79,6 +81,11 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.Password != "" && cfg.User == "" {
 		return nil, errors.New("etcd authentication needs a user name: etcd://user@host:port,... with the password in ephpm.server_password")
+	}
+	// The client authenticates only with both: a user alone would run
+	// unauthenticated, silently (etcd 3.4 has no password-less users).
+	if cfg.User != "" && cfg.Password == "" {
+		return nil, fmt.Errorf("etcd authentication as %q needs its password in ephpm.server_password", cfg.User)
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = time.Second
@@ -132,7 +139,7 @@ func (e *Engine) client() (*clientv3.Client, error) {
 		// A silent member is noticed between operations, not in one.
 		DialKeepAliveTime:    10 * time.Second,
 		DialKeepAliveTimeout: e.cfg.Timeout,
-		MaxCallSendMsgSize:   int(e.cfg.MaxValueSize) + 2*kv.MaxKeySize + 4096,
+		MaxCallSendMsgSize:   e.maxRequest(),
 		Logger:               zap.NewNop(),
 	})
 	if err != nil {
@@ -140,6 +147,15 @@ func (e *Engine) client() (*clientv3.Client, error) {
 	}
 	e.cl = cl
 	return cl, nil
+}
+
+// maxRequest bounds what the client sends: the largest request an
+// operation makes from arguments the engine accepts (a session write: a
+// value, a token compared, and its two keys five times), so the cluster's
+// --max-request-bytes decides what is too large, not a client-side limit
+// that a refresh of a large token would hit.
+func (e *Engine) maxRequest() int {
+	return int(2*e.cfg.MaxValueSize) + 5*(kv.MaxKeySize+len(e.dataPrefix)) + 4096
 }
 
 // op is one operation's client and deadline: the whole operation, every
@@ -163,6 +179,11 @@ func (e *Engine) fail(what string, err error) error {
 	case rpctypes.ErrNoSpace:
 		e.rejected.Add(1)
 		return fmt.Errorf("%w: etcd's database is over its quota (--quota-backend-bytes); an operator must compact, defragment and disarm the NOSPACE alarm: %v", kv.ErrFull, err)
+	}
+	// gRPC's own message limits (the client's, or a member's, which is
+	// --max-request-bytes plus 512 KiB): refused whole, nothing ran.
+	if s, ok := status.FromError(err); ok && s.Code() == codes.ResourceExhausted && strings.Contains(s.Message(), "larger than max") {
+		return fmt.Errorf("%w: the request is larger than gRPC allows (etcd's --max-request-bytes): %v", kv.ErrValueTooLarge, err)
 	}
 	return fmt.Errorf("%w: etcd %s on %s: %v (the operation may have happened)", kv.ErrUnavailable, what, strings.Join(e.cfg.Endpoints, ","), err)
 }
@@ -406,9 +427,9 @@ func (e *Engine) Exists(key string) (bool, error) {
 	return r.Count > 0, nil
 }
 
-// Expire implements kv.Engine. etcd changes a key's lease only with a put,
-// so the value read is put back, under a compare on the revision it was
-// read at (retried when another write came in between).
+// Expire implements kv.Engine. etcd changes a key's lease only with a put:
+// one that keeps the value (IgnoreValue), under a compare on the revision
+// read (retried when another write came in between).
 func (e *Engine) Expire(key string, ttl time.Duration) (bool, error) {
 	if err := errors.Join(kv.CheckKey(key), kv.CheckTTL(ttl)); err != nil {
 		return false, err
@@ -434,7 +455,7 @@ func (e *Engine) Expire(key string, ttl time.Duration) (bool, error) {
 		}
 		r, err := cl.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(k), "=", cur.ModRevision)).
-			Then(clientv3.OpPut(k, string(cur.Value), clientv3.WithLease(lease))).
+			Then(clientv3.OpPut(k, "", clientv3.WithIgnoreValue(), clientv3.WithLease(lease))).
 			Commit()
 		if err != nil {
 			return false, e.fail("expire", err)
@@ -448,8 +469,9 @@ func (e *Engine) Expire(key string, ttl time.Duration) (bool, error) {
 }
 
 // ExpireIfEq implements kv.Engine: the refresh. A new lease of ttl, then
-// one transaction that, while the value is the token, puts the token back
-// under it. Chosen over a keep-alive of the key's lease: it is one compare
+// one transaction that, while the value is the token, puts the key under
+// it, value unchanged (IgnoreValue: the token is sent once, for the
+// compare, so any token SetNX took can be refreshed). Chosen over a keep-alive of the key's lease: it is one compare
 // on the value like every owner-only step (a keep-alive needs the lease id
 // read first, and can only restore the lease's first TTL, not a new one),
 // and a put on an existing key keeps its create revision, so the lock's
@@ -470,7 +492,7 @@ func (e *Engine) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, 
 	k := e.dataKey(key)
 	r, err := cl.Txn(ctx).
 		If(clientv3.Compare(clientv3.Value(k), "=", string(token))).
-		Then(clientv3.OpGet(k, clientv3.WithKeysOnly()), clientv3.OpPut(k, string(token), clientv3.WithLease(lease))).
+		Then(clientv3.OpGet(k, clientv3.WithKeysOnly()), clientv3.OpPut(k, "", clientv3.WithIgnoreValue(), clientv3.WithLease(lease))).
 		Commit()
 	if err != nil {
 		return false, e.fail("expire_if_eq", err)
@@ -512,8 +534,14 @@ func (e *Engine) ttlOf(key string, match func([]byte) bool) (time.Duration, erro
 		if err != nil {
 			return 0, e.fail("ttl", err)
 		}
-		if l.TTL >= 0 {
+		switch {
+		case l.TTL > 0:
 			return time.Duration(l.TTL) * time.Second, nil
+		case l.TTL == 0 || l.GrantedTTL > 0:
+			// Its last second (etcd truncates), or expired but not yet
+			// revoked (the leader revokes in batches): still held, so
+			// never 0, which passed back as a TTL means "no expiry".
+			return time.Millisecond, nil
 		}
 		// The lease is gone: the key went with it, or was given another
 		// lease after the read. Read again.
@@ -704,7 +732,7 @@ func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock s
 	if release {
 		then = append(then, clientv3.OpDelete(lk))
 	} else {
-		then = append(then, clientv3.OpPut(lk, string(token), clientv3.WithLease(lockLease)))
+		then = append(then, clientv3.OpPut(lk, "", clientv3.WithIgnoreValue(), clientv3.WithLease(lockLease)))
 	}
 	r, err := cl.Txn(ctx).If(clientv3.Compare(clientv3.Value(lk), "=", string(token))).Then(then...).Commit()
 	if err != nil {

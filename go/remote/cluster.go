@@ -121,11 +121,17 @@ type once struct{ *redis.Cmd }
 
 func (once) NoRetry() bool { return true }
 
-// raw sends one command to its key's slot; the error is go-redis'.
-func (c *Cluster) raw(args ...any) (any, error) {
+// dropPending forgets the value kept for Get's second call: after any
+// other command (a write, even this client's own) it may be stale.
+func (c *Cluster) dropPending() {
 	c.pendingMu.Lock()
 	c.pendingKey, c.pendingValue, c.pendingValueValid = "", "", false
 	c.pendingMu.Unlock()
+}
+
+// raw sends one command to its key's slot; the error is go-redis'.
+func (c *Cluster) raw(args ...any) (any, error) {
+	c.dropPending()
 	cmd := redis.NewCmd(context.Background(), args...)
 	err := c.rdb.Process(context.Background(), once{cmd})
 	return cmd.Val(), err
@@ -595,6 +601,7 @@ func (c *Cluster) Flush() error {
 	if err := c.check(); err != nil {
 		return err
 	}
+	c.dropPending()
 	err := c.rdb.ForEachMaster(context.Background(), func(ctx context.Context, n *redis.Client) error {
 		return n.FlushDB(ctx).Err()
 	})
