@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,13 +56,34 @@ type etcdCluster struct {
 	eps     []string
 }
 
-// etcdPort is the first port of lincheck's clusters (etcdkv's tests use
-// 23790 and 23800, php-tests/etcd 23820); EPHPM_LINCHECK_ETCD_PORT moves it.
-func etcdPort() int {
+// etcdPort is the first of six free loopback ports (held while probed,
+// then let go for the members), as etcd-cluster.sh's "auto" picks them;
+// EPHPM_LINCHECK_ETCD_PORT fixes it.
+func etcdPort(t *testing.T) int {
 	if p, err := strconv.Atoi(os.Getenv("EPHPM_LINCHECK_ETCD_PORT")); err == nil {
 		return p
 	}
-	return 23840
+next:
+	for range 200 {
+		base := 20000 + 8*rand.IntN(1250)
+		var held []net.Listener
+		for p := base; p < base+6; p++ {
+			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+			if err != nil {
+				for _, h := range held {
+					h.Close()
+				}
+				continue next
+			}
+			held = append(held, l)
+		}
+		for _, h := range held {
+			h.Close()
+		}
+		return base
+	}
+	t.Fatal("no six free ports in a row")
+	return 0
 }
 
 func startEtcd(t *testing.T) *etcdCluster {
@@ -80,7 +103,7 @@ func startEtcd(t *testing.T) *etcdCluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := strconv.Itoa(etcdPort())
+	base := strconv.Itoa(etcdPort(t))
 	out, err := exec.Command(script, "init", dir, base).Output()
 	if err != nil {
 		os.RemoveAll(dir)
