@@ -60,15 +60,19 @@ test-storm:
 # Linearizability under faults (go/lincheck, porcupine): lock workloads on
 # an ephpm-kv server that is SIGSTOPped and kill -9ed, from goroutines and
 # from PHP processes through the extension; a Redis 7 SIGSTOPped, and a
-# Redis failover to a replica that missed the last writes. Without -race: calls time out
-# at 100 ms and faults last 20-300 ms, bounds the race detector's slowdown
+# Redis failover to a replica that missed the last writes; a 3-member etcd
+# cluster whose leader is SIGSTOPped, whose members are kill -9ed and
+# restarted, and which loses its quorum, under Go clients and PHP processes,
+# and broken locks on it that the checker must catch. Without -race: calls time out
+# at 100 ms (etcd: 250 ms) and faults last 20-300 ms (etcd: 0.5-2 s, over its
+# 500 ms election timeout), bounds the race detector's slowdown
 # would turn into timeouts everywhere. A failed check leaves porcupine's
 # HTML view in build/out/lincheck. The model's own tests run in test-go.
 test-lincheck: all
-	@build/deps.sh redis
+	@build/deps.sh redis etcd
 	@mkdir -p $(BUILD)/out/lincheck
 	cd go && EPHPM_KV_BIN=$(CURDIR)/$(SERVER) EPHPM_EXT=$(CURDIR)/$(EXT) EPHPM_LINCHECK_OUT=$(CURDIR)/$(BUILD)/out/lincheck \
-		go test -count=1 -run 'Server|PHP|Redis' -v ./lincheck
+		go test -count=1 -run 'Server|PHP|Redis|Etcd' -v ./lincheck
 
 # Hostile clients against the built server binary, its RSS read from /proc.
 test-hostile: all

@@ -2,6 +2,11 @@
 # A 3-member etcd cluster on loopback ports, for the etcd backend's tests.
 # Usage: build/etcd-cluster.sh start DIR [BASE_PORT|auto]   (prints the endpoints)
 #        build/etcd-cluster.sh stop DIR
+#        build/etcd-cluster.sh init DIR [BASE_PORT]    (a fresh DIR, no member started; prints the endpoints)
+#        build/etcd-cluster.sh member DIR I [BASE_PORT] (runs member I in the foreground, as etcd itself:
+#                                                         its first start, or a restart on its data dir)
+# init and member let a harness own the members' processes (go/lincheck kills
+# and restarts them); start is init, then the three members in the background.
 # Member i (1..3) serves clients on BASE_PORT+2i-2 and peers on BASE_PORT+2i-1;
 # its data, log and pid are in DIR/m$i (put DIR on tmpfs: etcd fsyncs every
 # commit). DIR/endpoints holds the client endpoints, comma-separated.
@@ -35,10 +40,47 @@ stop() {
   for pid in "${pids[@]}"; do while kill -0 "$pid" 2>/dev/null; do sleep 0.02; done; done
 }
 
+need_etcd() {
+  command -v etcd >/dev/null || { echo "etcd-cluster.sh: etcd is not installed (build/deps.sh etcd installs etcd-server)" >&2; exit 1; }
+}
+
+# init: empty member dirs, the cluster's token (every member's first start
+# must give the same one) and its endpoints.
+init() {
+  need_etcd
+  mkdir -p "$dir"
+  endpoints=""
+  for i in 1 2 3; do
+    endpoints+="${endpoints:+,}127.0.0.1:$((base + 2 * i - 2))"
+    rm -rf "$dir/m$i" && mkdir -p "$dir/m$i"
+  done
+  echo "ephpm-$$-$RANDOM" >"$dir/token"
+  echo "$endpoints" >"$dir/endpoints"
+}
+
+# member I: exec etcd for member I. On a restart etcd finds its data dir
+# and ignores the --initial-* flags.
+member() {
+  local i=${1:?member number} cluster=""
+  for j in 1 2 3; do cluster+="${cluster:+,}m$j=http://127.0.0.1:$((base + 2 * j - 1))"; done
+  local m="$dir/m$i" client="http://127.0.0.1:$((base + 2 * i - 2))" peer="http://127.0.0.1:$((base + 2 * i - 1))"
+  ETCD_UNSUPPORTED_ARCH="" exec etcd --name "m$i" --data-dir "$m/data" \
+    --listen-client-urls "$client" --advertise-client-urls "$client" \
+    --listen-peer-urls "$peer" --initial-advertise-peer-urls "$peer" \
+    --initial-cluster "$cluster" --initial-cluster-state new --initial-cluster-token "$(cat "$dir/token")" \
+    --heartbeat-interval 50 --election-timeout 500 --logger zap --log-outputs "$m/log" \
+    </dev/null >/dev/null 2>&1
+}
+
 case "$cmd" in
+  init) init && cat "$dir/endpoints" ;;
+  member)
+    need_etcd
+    i=${3:?usage: $0 member DIR I [BASE_PORT]}
+    base=${4:-23790}
+    member "$i"
+    ;;
   start)
-    command -v etcd >/dev/null || { echo "etcd-cluster.sh: etcd is not installed (build/deps.sh etcd installs etcd-server)" >&2; exit 1; }
-    mkdir -p "$dir"
     if [ "$base" = auto ]; then
       base=$(php -n -r 'for ($i = 0; $i < 200; $i++) { // PHP: always there, unlike python3
         $b = 20000 + 8 * random_int(0, 1249); $held = [];
@@ -50,25 +92,11 @@ case "$cmd" in
         echo $b, "\n"; exit(0);
       } exit(1);')
     fi
-    cluster="" endpoints=""
+    init
     for i in 1 2 3; do
-      cluster+="${cluster:+,}m$i=http://127.0.0.1:$((base + 2 * i - 1))"
-      endpoints+="${endpoints:+,}127.0.0.1:$((base + 2 * i - 2))"
+      setsid "$0" member "$dir" "$i" "$base" </dev/null >/dev/null 2>&1 &
+      echo $! >"$dir/m$i/pid"
     done
-    token="ephpm-$$-$RANDOM"
-    for i in 1 2 3; do
-      m="$dir/m$i"
-      rm -rf "$m" && mkdir -p "$m"
-      client="http://127.0.0.1:$((base + 2 * i - 2))" peer="http://127.0.0.1:$((base + 2 * i - 1))"
-      ETCD_UNSUPPORTED_ARCH="" setsid etcd --name "m$i" --data-dir "$m/data" \
-        --listen-client-urls "$client" --advertise-client-urls "$client" \
-        --listen-peer-urls "$peer" --initial-advertise-peer-urls "$peer" \
-        --initial-cluster "$cluster" --initial-cluster-state new --initial-cluster-token "$token" \
-        --heartbeat-interval 50 --election-timeout 500 --logger zap --log-outputs "$m/log" \
-        </dev/null >/dev/null 2>&1 &
-      echo $! >"$m/pid"
-    done
-    echo "$endpoints" >"$dir/endpoints"
     for _ in $(seq 100); do
       if ETCDCTL_API=3 etcdctl --endpoints "$endpoints" endpoint health >/dev/null 2>&1; then
         # healthy, but ours? A member that found its port taken has exited,

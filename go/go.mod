@@ -21,6 +21,10 @@ require (
 	google.golang.org/grpc v1.83.2
 )
 
+// x/sys (already in the build, through gRPC): go/lincheck's etcd tests read
+// CLOCK_MONOTONIC, the clock of the PHP workers' hrtime().
+require golang.org/x/sys v0.49.0
+
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/coreos/go-semver v0.3.0 // indirect
@@ -31,7 +35,6 @@ require (
 	go.uber.org/atomic v1.12.0 // indirect
 	go.uber.org/multierr v1.6.0 // indirect
 	golang.org/x/net v0.61.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260803160001-6ac0973c030d // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260803160001-6ac0973c030d // indirect

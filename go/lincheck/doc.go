@@ -37,7 +37,11 @@
 // serves; the *Picked forms take a Pick that finds the process to hit at
 // each strike, such as the current etcd leader; Every runs any action,
 // such as a Redis failover). A Scenario runs a Workload and the Faults together; Verify
-// checks the Recorder's history. In this package's tests, a new ephpm.server
+// checks the Recorder's history. etcd_test.go is a worked example: three
+// etcd members as Procs (build/etcd-cluster.sh member), a Pick that asks
+// each member whether it leads, strikes for a stopped leader, a killed
+// member and a lost quorum, and a Config whose Slack puts no upper bound on
+// expiry (a new etcd leader renews every lease). In this package's tests, a new ephpm.server
 // scheme is one line in server_test.go's dialers map, and
 // TestBackendFromEnv runs against a backend started by hand
 // (EPHPM_LINCHECK_SERVER=url, EPHPM_LINCHECK_FENCES=engine|key|hashtag,

@@ -160,7 +160,7 @@ func Check(cfg Config, history []porcupine.Operation, timeout time.Duration) Res
 	}
 	m := cfg.model()
 	start := time.Now()
-	r.Result, r.Info = porcupine.CheckOperationsVerbose(m, withoutUnknownReads(history), timeout)
+	r.Result, r.Info = porcupine.CheckOperationsVerbose(m, withoutRepeatedReleases(withoutUnknownReads(history)), timeout)
 	r.Took = time.Since(start)
 	return r
 }
@@ -211,6 +211,38 @@ func withoutUnknownReads(h []porcupine.Operation) []porcupine.Operation {
 	for _, op := range h {
 		k := op.Input.(Input).Kind
 		if op.Output.(Output).Unknown && (k == Get || k == Owner) {
+			continue
+		}
+		out = append(out, op)
+	}
+	return out
+}
+
+// withoutRepeatedReleases keeps, of the releases of one token whose
+// outcome is unknown, only the one called first. A token is one
+// acquisition's, so its lock exists at most once and at most one release
+// of it deletes anything: a history with them all is linearizable exactly
+// when it is with the first alone (placed where the one that deleted was,
+// since it was called no later). Each unknown release pends until the end
+// of the history, and the retries a client makes through an outage (one
+// every 100 ms) would multiply porcupine's search.
+func withoutRepeatedReleases(h []porcupine.Operation) []porcupine.Operation {
+	type lock struct{ key, token string }
+	first := map[lock]int{} // index in h of the first-called unknown release
+	for i, op := range h {
+		in := op.Input.(Input)
+		if in.Kind != Release || in.Token == "" || !op.Output.(Output).Unknown {
+			continue
+		}
+		l := lock{in.Key, in.Token}
+		if j, ok := first[l]; !ok || op.Call < h[j].Call {
+			first[l] = i
+		}
+	}
+	out := make([]porcupine.Operation, 0, len(h))
+	for i, op := range h {
+		in := op.Input.(Input)
+		if in.Kind == Release && in.Token != "" && op.Output.(Output).Unknown && first[lock{in.Key, in.Token}] != i {
 			continue
 		}
 		out = append(out, op)

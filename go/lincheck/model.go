@@ -123,6 +123,7 @@ type state struct {
 	locks []holder // by key
 	seen  []seen   // by resource
 	fence int64    // a lower bound on the highest fence granted so far
+	now   int64    // a lower bound on the time of the last op placed, set by expiry
 }
 
 func (c Config) domain(key string) string {
@@ -156,23 +157,36 @@ func (s state) find(key string) (int, bool) {
 }
 
 // views returns the states this call may have seen for its key: the lock
-// live, expired (removed), or either.
+// live, expired (removed), or either. The call takes effect at some point
+// in [max(now, Call), Return]: no earlier than the calls placed before it,
+// whatever its own interval, which for a maybe-happened call runs to the
+// end of time. Seeing the lock expired moves now to the deadline's
+// earliest when that is past the call, so no call placed later may return
+// before it. (Porcupine itself places no call after one that returned
+// before it was made: now only records what expiry adds to that.)
 func (s state) views(in Input) []state {
+	t := max(s.now, in.Call)
+	if t > in.Return {
+		return nil // placed after an expiry it can only have preceded
+	}
 	i, ok := s.find(in.Key)
 	if !ok {
 		return []state{s}
 	}
 	h := s.locks[i]
 	forever := h.lo == math.MaxInt64 && h.hi == math.MaxInt64
-	live := forever || in.Return < h.lo
-	gone := !forever && in.Call >= h.hi
-	switch {
-	case live:
-		return []state{s}
-	case gone:
-		return []state{s.without(i)}
+	var out []state
+	if forever || t < h.hi {
+		out = append(out, s)
 	}
-	return []state{s, s.without(i)}
+	if at := max(t, h.lo); !forever && at <= in.Return {
+		g := s.without(i)
+		if h.lo > in.Call {
+			g.now = max(s.now, h.lo)
+		}
+		out = append(out, g)
+	}
+	return out
 }
 
 func (s state) without(i int) state {
@@ -313,12 +327,12 @@ func (c Config) nondeterministic() porcupine.NondeterministicModel {
 		},
 		Equal: func(a, b any) bool {
 			x, y := a.(state), b.(state)
-			return x.fence == y.fence && slices.Equal(x.locks, y.locks) && slices.Equal(x.seen, y.seen)
+			return x.fence == y.fence && x.now == y.now && slices.Equal(x.locks, y.locks) && slices.Equal(x.seen, y.seen)
 		},
 		Hash: func(a any) uint64 {
 			s := a.(state)
 			h := fnv.New64a()
-			fmt.Fprint(h, s.fence)
+			fmt.Fprint(h, s.fence, " ", s.now)
 			for _, l := range s.locks {
 				fmt.Fprint(h, l.key, "\x00", l.token, "\x00", l.lo, l.hi)
 			}

@@ -283,3 +283,58 @@ func TestUnknownReadsAreDropped(t *testing.T) {
 	x.add(1, 40, 50, acq("k", "b"), granted(2))
 	expect(t, "unknown reads and a double grant", exact, x, false)
 }
+
+// A client retries a release through an outage: of the unknown releases
+// of one token only the first-called one is searched, and the verdict is
+// the one the whole history gets.
+func TestRepeatedUnknownReleasesAreOne(t *testing.T) {
+	var x h
+	x.add(0, 0, 10, acq("k", "a"), unknown)
+	x.add(0, 30, 0, rel("k", "a"), unknown) // the first-called one, recorded last
+	x.add(0, 20, 0, rel("k", "a"), unknown)
+	x.add(0, 40, 0, rel("k", "a"), unknown)
+	x.add(0, 50, 55, rel("k", "a"), no)
+	x.add(1, 60, 65, acq("k", "b"), granted(2))
+	x.add(2, 70, 75, Input{Kind: Get, Key: "k"}, Output{OK: true, Value: "b"})
+	kept := withoutRepeatedReleases(x)
+	var calls []int64
+	for _, op := range kept {
+		if in := op.Input.(Input); in.Kind == Release && op.Output.(Output).Unknown {
+			calls = append(calls, op.Call)
+		}
+	}
+	if len(kept) != len(x)-2 || len(calls) != 1 || calls[0] != 20 {
+		t.Errorf("kept %d of %d operations, unknown releases called at %v: want the one at 20", len(kept), len(x), calls)
+	}
+	whole := func(x h) bool { return porcupine.CheckOperations(exact.model(), []porcupine.Operation(x)) }
+	expect(t, "retried releases", exact, x, true)
+	if !whole(x) {
+		t.Error("the whole history is not linearizable")
+	}
+	x.add(2, 80, 85, acq("k", "c"), granted(3)) // b still holds it
+	expect(t, "retried releases and a double grant", exact, x, false)
+	if whole(x) {
+		t.Error("the whole history with a double grant is linearizable")
+	}
+}
+
+// A maybe-happened call may take effect at any time after its call, but
+// not before the calls placed ahead of it: placed between two grants, it
+// cannot see the first one's lock expired an hour later and so explain the
+// second. (The model once took its view of expiry from the call's own
+// interval, which for a maybe-happened call runs to the end of time.)
+func TestMaybeHappenedCallDoesNotSeeTheFuture(t *testing.T) {
+	var x h
+	x.add(0, 20, 0, rel("k", "a"), unknown)
+	x.add(1, 60, 65, acq("k", "b"), granted(2))
+	x.add(2, 80, 85, acq("k", "c"), granted(3))
+	expect(t, "double grant beside a pending release", exact, x, false)
+	var y h
+	y.add(0, 20, 0, Input{Kind: Refresh, Key: "k", Token: "a", TTL: time.Hour}, unknown)
+	y.add(1, 60, 65, acqTTL("k", "b", 100), granted(2))
+	y.add(2, 80, 85, Input{Kind: Get, Key: "k"}, Output{})
+	expect(t, "b's lock gone 15 ns after its 100 ns TTL", exact, y, false)
+	y = y[:2]
+	y.add(2, 200, 210, Input{Kind: Get, Key: "k"}, Output{})
+	expect(t, "b's lock gone after its TTL", exact, y, true)
+}

@@ -63,9 +63,16 @@ func readPHPLog(path string, rec *Recorder) (int, error) {
 	return n, sc.Err()
 }
 
+// phpRun is how long the workers run and ephpm.server_timeout.
+type phpRun struct{ seconds, timeout string }
+
 // phpWorkers runs testdata/worker.php in n PHP processes on the server at
 // url for 4 s, while fault (if any) runs, and returns their merged history.
 func phpWorkers(t *testing.T, url string, n int, ttl, overrun, release string, fault *Fault) (*Recorder, []string) {
+	return phpWorkersFor(t, phpRun{"4", "0.1"}, url, n, ttl, overrun, release, fault)
+}
+
+func phpWorkersFor(t *testing.T, run phpRun, url string, n int, ttl, overrun, release string, fault *Fault) (*Recorder, []string) {
 	ext := os.Getenv("EPHPM_EXT")
 	if ext == "" {
 		t.Skip("EPHPM_EXT (build/ephpm.so) not set: make test-lincheck")
@@ -98,8 +105,8 @@ func phpWorkers(t *testing.T, url string, n int, ttl, overrun, release string, f
 		go func() {
 			defer wg.Done()
 			cmd := exec.Command("php", "-n", "-d", "extension="+ext, "-d", "ephpm.server="+url,
-				"-d", "ephpm.server_timeout=0.1", "testdata/worker.php",
-				strconv.Itoa(i), logs[i], "4", ttl, overrun, release, "lock:a", "lock:b", "lock:c")
+				"-d", "ephpm.server_timeout="+run.timeout, "testdata/worker.php",
+				strconv.Itoa(i), logs[i], run.seconds, ttl, overrun, release, "lock:a", "lock:b", "lock:c")
 			outs[i], errs[i] = cmd.CombinedOutput()
 		}()
 	}
