@@ -42,7 +42,7 @@ demo: all
 	@echo
 	examples/backends_demo.sh
 
-test: all test-stubs test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-package test-packaging test-valgrind
+test: all test-stubs test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-bridges test-package test-packaging test-valgrind
 
 # go/etcdkv's tests start etcd clusters of their own (Debian's etcd-server).
 test-go:
@@ -81,14 +81,15 @@ $(ABI_TEST): go/capi/testdata/abi_stress.c go/capi/ephpm_kv_ops.h
 test-abi: $(LIB) $(ABI_TEST)
 	$(ABI_TEST) $(LIB)
 
-# The phpt suite once per engine, and in server mode on a Redis 7 too
+# The phpt suite once per engine, and in server mode on a Redis 7, a Redis
+# Cluster and etcd too
 # (build/phpt.sh: own log and summary each,
 # php-tests/mode.inc tells a test its mode); every mode runs even after a
 # failure, and any failure fails the target.
-PHPT_MODES ?= map shm server redis redis-cluster
+PHPT_MODES ?= map shm server redis redis-cluster etcd
 
 test-php: all
-	@build/deps.sh redis
+	@build/deps.sh redis etcd
 	@fail=; for mode in $(PHPT_MODES); do build/phpt.sh $$mode phpt-$$mode.log || fail="$$fail $$mode"; done; \
 		[ -z "$$fail" ] || { echo "phpt failed in:$$fail"; exit 1; }
 
@@ -106,10 +107,11 @@ test-fpm: all
 	php-tests/fpm/run.sh shm
 	php-tests/fpm/run.sh map
 
-# The PHP API on a 3-member etcd cluster (ephpm.server=etcd://...).
+# The phpt suite on a 3-member etcd cluster only (test-php runs it too,
+# with the etcd-only tests: processes, no quorum).
 test-etcd: all
 	@build/deps.sh etcd
-	php-tests/etcd/run.sh
+	build/phpt.sh etcd phpt-etcd.log
 
 # redis-cli and phpredis against the server.
 test-interop: all
@@ -117,9 +119,9 @@ test-interop: all
 	php-tests/interop/run.sh
 
 # The framework bridges (php/): each suite's PHPUnit tests once per engine
-# (map, shm, a named segment, server, server mode on a Redis and on a Redis Cluster), on Debian's framework packages.
+# (map, shm, a named segment, server, server mode on a Redis, a Redis Cluster and etcd), on Debian's framework packages.
 test-bridges: all
-	@build/deps.sh bridges redis
+	@build/deps.sh bridges redis etcd
 	build/phpunit-modes.sh php/tests/Psr/bootstrap.php php/tests/Psr
 	build/phpunit-modes.sh php/tests/WordPress/bootstrap.php php/tests/WordPress
 	build/phpunit-modes.sh php/tests/Laravel/bootstrap.php php/tests/Laravel

@@ -19,7 +19,7 @@ declare(strict_types=1);
 // Usage: php -n bench/backends.php   (after make all and build/deps.sh bench redis etcd)
 // Knobs: ROUNDS (5) SECONDS (0.2 per sample) PROCS (4) BACKENDS (a comma
 // list of row labels' first words: ephpm-kv,redis,cluster,etcd)
-// EPHPM_BENCH_ETCD_PORT (23880: the etcd members' first port)
+// EPHPM_BENCH_ETCD_PORT (the etcd members' first port; default: free ports picked by etcd-cluster.sh)
 
 $begin = microtime(true);
 $root = dirname(__DIR__);
@@ -139,7 +139,7 @@ $servers = [
         'script' => "$root/build/etcd-cluster.sh",
         'start' => function (string $dir) use ($root, &$stops): array {
             $stops[] = fn () => cmd("$root/build/etcd-cluster.sh", 'stop', $dir);
-            $ep = trim(cmd("$root/build/etcd-cluster.sh", 'start', $dir, getenv('EPHPM_BENCH_ETCD_PORT') ?: '23880'));
+            $ep = trim(cmd("$root/build/etcd-cluster.sh", 'start', $dir, getenv('EPHPM_BENCH_ETCD_PORT') ?: 'auto'));
             return ['endpoints' => $ep, 'pids' => array_map(fn ($i) => trim(file_get_contents("$dir/m$i/pid")), [1, 2, 3])];
         },
         'read' => function (array $i, string $k): string {

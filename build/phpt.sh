@@ -9,6 +9,8 @@
 #        redis   the same with Debian's redis-server (7) instead: server mode
 #                on a Redis, through the Lua scripts (noeviction, nothing saved)
 #        redis-cluster  a 3-master Redis Cluster on loopback (build/redis-cluster.sh)
+#        etcd    a 3-member etcd cluster on loopback (build/etcd-cluster.sh, on
+#                tmpfs, free ports; EPHPM_ETCD_PORT sets the first of six)
 # php-tests/mode.inc tells a test which mode it runs in (from the same ini).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,7 +49,13 @@ case "$mode" in
     url=$("$root/build/redis-cluster.sh" "$work")
     cat "$work"/*/redis.log >"$work/kv.log" 2>/dev/null || true
     args+=(-j1 -d "ephpm.server=$url") ;;
-  *) echo "phpt.sh: unknown mode '$mode' (map, shm, server, redis, redis-cluster)" >&2; exit 2 ;;
+  etcd)
+    work=$(mktemp -d /dev/shm/ephpm-phpt-etcd.XXXXXX)
+    trap '"$root/build/etcd-cluster.sh" stop "$work" || true; rm -rf "$work"' EXIT
+    ep=$("$root/build/etcd-cluster.sh" start "$work" "${EPHPM_ETCD_PORT:-auto}")
+    export EPHPM_ETCD_DIR=$work # php-tests/etcd_no_quorum.phpt stops two members
+    args+=(-j1 -d "ephpm.server=etcd://$ep") ;;
+  *) echo "phpt.sh: unknown mode '$mode' (map, shm, server, redis, redis-cluster, etcd)" >&2; exit 2 ;;
 esac
 
 # run-tests.php exits 0 even when tests fail, so its summary is checked too.
@@ -62,4 +70,5 @@ fi
 sed -n '/^FAILED TEST SUMMARY/,$p;/========DIFF========/,/========DONE========/p' "$out"
 [ "${mode}" != server ] && [ "${mode}" != redis ] || { echo "--- $mode log"; cat "$work/kv.log"; }
 [ "${mode}" != redis-cluster ] || { echo "--- $mode logs"; cat "$work"/*/redis.log; }
+[ "${mode}" != etcd ] || { for i in 1 2 3; do cp "$work/m$i/log" "$out.m$i"; done; echo "--- $mode: the members' logs are in build/out/$log.m1..3"; }
 exit 1

@@ -1,28 +1,30 @@
 #!/usr/bin/env bash
 # Runs one PHPUnit suite of the framework bridges (php/tests/<Suite>) once per
 # engine, as build/phpt.sh does for the phpt suite; exits 1 when a run failed.
-# Usage: build/phpunit-modes.sh BOOTSTRAP DIR [MODES...]   (modes: map shm shm-named server redis redis-cluster; default all)
+# Usage: build/phpunit-modes.sh BOOTSTRAP DIR [MODES...]   (modes: map shm shm-named server redis redis-cluster etcd; default all)
 #   map        the in-process Go map (-d ephpm.shm_size=0)
 #   shm        the shared segment with the extension's defaults (anonymous)
 #   shm-named  a named segment (ephpm.shm_name), so a child process shares it
 #   server     an ephpm-kv server this script starts on a unix socket
 #   redis      server mode on Debian's redis-server (7), started the same way
 #   redis-cluster  a 3-master Redis Cluster on loopback (build/redis-cluster.sh)
+#   etcd       a 3-member etcd cluster on loopback (build/etcd-cluster.sh, tmpfs, free ports)
 # Not -n: PHPUnit needs Debian's dom, mbstring and xml extensions from php.ini.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bootstrap=$1 dir=$2
 shift 2
 modes=("$@")
-((${#modes[@]})) || modes=(map shm shm-named server redis redis-cluster)
+((${#modes[@]})) || modes=(map shm shm-named server redis redis-cluster etcd)
 export EPHPM_EXT=$root/build/ephpm.so # a test that starts another PHP process loads this
 export EPHPM_SO=$EPHPM_EXT          # (its older name, still read by php/tests/Support/Processes.php)
 work=$(mktemp -d /tmp/ephpm-phpunit.XXXXXX)
-server= redis=
+server= redis= etcd=
 cleanup() {
   [ -z "$server" ] || { kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true; }
   [ -z "$redis" ] || { kill "$redis" 2>/dev/null; wait "$redis" 2>/dev/null || true; }
   [ ! -f "$work/cluster/pids" ] || xargs -r kill <"$work/cluster/pids" 2>/dev/null || true
+  [ ! -d "$etcd" ] || { "$root/build/etcd-cluster.sh" stop "$etcd" || true; rm -rf "$etcd"; }
   rm -f "/dev/shm/ephpm-phpunit-$$"
   rm -rf "$work"
 }
@@ -51,6 +53,9 @@ for mode in "${modes[@]}"; do
     redis-cluster)
       mkdir -p "$work/cluster"
       args+=(-d "ephpm.server=$("$root/build/redis-cluster.sh" "$work/cluster")") ;;
+    etcd)
+      etcd=$(mktemp -d /dev/shm/ephpm-phpunit-etcd.XXXXXX) # etcd fsyncs every commit: tmpfs
+      args+=(-d "ephpm.server=etcd://$("$root/build/etcd-cluster.sh" start "$etcd" "${EPHPM_ETCD_PORT:-auto}")") ;;
     *) echo "phpunit-modes.sh: unknown mode '$mode'" >&2; exit 2 ;;
   esac
   if out=$(cd "$root" && php "${args[@]}" /usr/bin/phpunit --do-not-cache-result --bootstrap "$bootstrap" "$dir" 2>&1); then

@@ -19,7 +19,7 @@ redis-server --unixsocket "$work/redis.sock" --port 0 --save '' --appendonly no 
 redis=$!
 for _ in $(seq 100); do [ -S "$work/redis.sock" ] && break; sleep 0.05; done
 mkdir -p "$work/etcd"
-etcd=$("$root/build/etcd-cluster.sh" start "$work/etcd" 23980)
+etcd=$("$root/build/etcd-cluster.sh" start "$work/etcd" auto)
 
 script='$a = Ephpm\Lock::acquire("demo:job", 1);           // A: a 1 s lock
 usleep(2_500_000);                                      // A overruns it; its lease runs out

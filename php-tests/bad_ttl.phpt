@@ -4,6 +4,7 @@ Negative, NAN, INF and TTLs over 100 years are a ValueError that says the maximu
 <?php require __DIR__ . '/skipif.inc'; ?>
 --FILE--
 <?php
+require_once __DIR__ . '/mode.inc';
 $calls = [
     'set' => fn($t) => ephpm_kv_set('k', 'v', $t),
     'setnx' => fn($t) => ephpm_kv_setnx('k', 'v', $t),
@@ -24,7 +25,7 @@ foreach ([-1, -0.5, NAN, INF, -INF, 1e30, PHP_INT_MAX] as $ttl) {
 var_dump(ephpm_kv_exists('k'));
 // 1 ns rounds to a real expiry, never to 0 ("no expiry")
 ephpm_kv_set('tiny', 'v', 1e-12);
-usleep(3000); // server mode rounds up to 1 ms; a Redis expires a key only once its clock is past that ms
+ephpm_wait_expiry('tiny', 1e-12, 0.003); // server mode rounds up to 1 ms; a Redis expires a key only once its clock is past that ms
 var_dump(ephpm_kv_get('tiny'));
 ?>
 --EXPECTF--

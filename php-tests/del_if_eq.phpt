@@ -4,6 +4,7 @@ ephpm_kv_del_if_eq deletes only while the live value equals the token
 <?php require __DIR__ . '/skipif.inc'; ?>
 --FILE--
 <?php
+require_once __DIR__ . '/mode.inc';
 ephpm_kv_set('lock', 'token-1');
 var_dump(ephpm_kv_del_if_eq('lock', 'token-2'));
 var_dump(ephpm_kv_del_if_eq('lock', 'token-'));   // a prefix is not equal
@@ -13,7 +14,7 @@ var_dump(ephpm_kv_del_if_eq('lock', 'token-1'));
 var_dump(ephpm_kv_get('lock'));
 var_dump(ephpm_kv_del_if_eq('lock', 'token-1'));  // already gone
 ephpm_kv_set('short', 'tok', 0.05);
-usleep(100000);
+ephpm_wait_expiry('short', 0.05, 0.1);
 var_dump(ephpm_kv_del_if_eq('short', 'tok'));     // expired never matches
 ?>
 --EXPECT--

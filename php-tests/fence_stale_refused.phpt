@@ -4,8 +4,9 @@ ephpm_kv_fence refuses a zombie holder's stale fence after the next holder wrote
 <?php require __DIR__ . '/skipif.inc'; ?>
 --FILE--
 <?php
+require_once __DIR__ . '/mode.inc';
 $a = Ephpm\Lock::acquire('invoice:42', 0.1);
-usleep(150000);                                     // A pauses past its lease
+ephpm_wait_expiry('invoice:42', 0.1, 0.15);         // A pauses past its lease
 $b = Ephpm\Lock::acquire('invoice:42', 30);         // B takes over
 var_dump($b->fence > $a->fence);
 var_dump(ephpm_kv_fence('invoice-table', $b->fence)); // B writes

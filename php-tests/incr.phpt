@@ -4,6 +4,7 @@ ephpm_kv_incr: atomic counter, created at 0, refuses non-integers and overflow
 <?php require __DIR__ . '/skipif.inc'; ?>
 --FILE--
 <?php
+require_once __DIR__ . '/mode.inc';
 ephpm_kv_flush(); // from an empty store: the server run shares one store between tests
 var_dump(ephpm_kv_incr('n'));
 var_dump(ephpm_kv_incr('n', 41));
@@ -26,7 +27,7 @@ var_dump(ephpm_kv_get('max') === (string)PHP_INT_MAX);
 // the ttl applies when the counter is created, not on later increments
 var_dump(ephpm_kv_incr('window', 1, 0.1));
 var_dump(ephpm_kv_incr('window', 1, 60));
-usleep(150000);
+ephpm_wait_expiry('window', 0.1, 0.15);
 var_dump(ephpm_kv_incr('window', 1, 60));
 ?>
 --EXPECTF--

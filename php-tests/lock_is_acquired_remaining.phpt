@@ -1,7 +1,8 @@
 --TEST--
 Ephpm\Lock::isAcquired and remaining follow expiry, release and replacement
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc'; ?>
+<?php require __DIR__ . '/skipif.inc';
+ephpm_skip_on_etcd("its point is a 0.3 s lock's remaining() and expiry; etcd's are whole seconds (lock_refresh and lock_release cover a lost and a late-released lock there, Go's conformance suite remaining())"); ?>
 --FILE--
 <?php
 $lock = Ephpm\Lock::acquire('job', 0.3);

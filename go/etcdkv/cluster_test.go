@@ -22,11 +22,14 @@ type cluster struct {
 	endpoints []string
 }
 
+// portBase is EPHPM_ETCD_PORT, or 0: etcd-cluster.sh then picks free ports
+// itself (fixed ones collide with any other etcd on the machine, such as
+// another test binary's or a bench's).
 func portBase() int {
 	if p, err := strconv.Atoi(os.Getenv("EPHPM_ETCD_PORT")); err == nil {
 		return p
 	}
-	return 23790
+	return 0
 }
 
 // startCluster starts three members, with env (ETCD_* settings) added to
@@ -40,7 +43,11 @@ func startCluster(base int, env ...string) (*cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(script(), "start", dir, strconv.Itoa(base))
+	port := "auto"
+	if base != 0 {
+		port = strconv.Itoa(base)
+	}
+	cmd := exec.Command(script(), "start", dir, port)
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.Output()
 	if err != nil {

@@ -15,7 +15,11 @@ import (
 // ownCluster is a cluster for one test that stops or kills members.
 func ownCluster(t *testing.T, offset int, env ...string) *cluster {
 	t.Helper()
-	c, err := startCluster(portBase()+offset, env...)
+	base := portBase()
+	if base != 0 {
+		base += offset
+	}
+	c, err := startCluster(base, env...)
 	if err != nil {
 		t.Fatal(err)
 	}

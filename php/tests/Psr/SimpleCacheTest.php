@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Ephpm\Bridge\Tests\Psr;
 
 use Ephpm\Bridge\Psr\SimpleCache;
+use Ephpm\Bridge\Tests\Support\Expiry;
 use Ephpm\Bridge\Tests\Support\Processes;
 use PHPUnit\Framework\TestCase;
 use Psr\SimpleCache\CacheInterface;
@@ -105,7 +106,7 @@ final class SimpleCacheTest extends TestCase
         $this->assertTrue($this->cache->set('key2', 'value', new \DateInterval('PT1S')));
         $this->assertTrue($this->cache->set('key3', 'value', 60));
         $this->assertSame('value', $this->cache->get('key1'));
-        usleep(1_100_000);
+        Expiry::waitPast(1, 1.1, fn () => !$this->cache->has('key1') && !$this->cache->has('key2'));
         $this->assertNull($this->cache->get('key1'), 'int TTL');
         $this->assertFalse($this->cache->has('key2'), 'DateInterval TTL');
         $this->assertSame('value', $this->cache->get('key3'));
@@ -260,7 +261,7 @@ final class SimpleCacheTest extends TestCase
     {
         $this->cache->setMultiple(['key2' => 'value2', 'key3' => 'value3'], new \DateInterval('PT1S'));
         $this->cache->setMultiple(['key4' => 'value4'], 60);
-        usleep(1_100_000);
+        Expiry::waitPast(1, 1.1, fn () => !$this->cache->has('key2') && !$this->cache->has('key3'));
         $this->assertNull($this->cache->get('key2'));
         $this->assertFalse($this->cache->has('key3'));
         $this->assertSame('value4', $this->cache->get('key4'));

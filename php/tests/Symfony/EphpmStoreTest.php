@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Ephpm\Bridge\Tests\Symfony;
 
 use Ephpm\Bridge\Symfony\EphpmStore;
+use Ephpm\Bridge\Tests\Support\Expiry;
 use Ephpm\Bridge\Tests\Support\Processes;
 use PHPUnit\Framework\TestCase;
 use Symfony\Component\Lock\BlockingStoreInterface;
@@ -153,7 +154,7 @@ final class EphpmStoreTest extends TestCase
         $store->putOffExpiration($key, 2 * self::CLOCK_DELAY / 1000000);
         $this->assertTrue($store->exists($key));
 
-        usleep(3 * self::CLOCK_DELAY);
+        Expiry::waitPast(2 * self::CLOCK_DELAY / 1000000, 3 * self::CLOCK_DELAY / 1000000, fn () => !$store->exists($key));
         $this->assertFalse($store->exists($key));
     }
 
@@ -170,6 +171,9 @@ final class EphpmStoreTest extends TestCase
     public function testRefreshLock(): void
     {
         // the initial TTL is short: the refresh is what keeps it, then it expires
+        if (Expiry::onEtcd()) {
+            $this->markTestSkipped('on etcd: its point is a 0.2 s TTL outlived by a 0.4 s refresh, and etcd leases are whole seconds (testExpiration and the overrun tests run there)');
+        }
         $store = $this->getStore(2 * self::CLOCK_DELAY / 1000000);
         $key = new Key($this->resource());
 
@@ -294,7 +298,7 @@ final class EphpmStoreTest extends TestCase
         $store = $this->getStore();
 
         $short->save($a);
-        usleep(2 * self::CLOCK_DELAY); // A overruns its 0.1 s
+        Expiry::waitPast(0.1, 2 * self::CLOCK_DELAY / 1000000, fn () => !ephpm_kv_exists('sf-lock:' . $resource)); // A overruns its 0.1 s
         $store->save($b);              // B takes the expired lock
 
         $short->delete($a);            // A releases late
@@ -330,7 +334,7 @@ final class EphpmStoreTest extends TestCase
 
         $lockA = $factory->createLock($resource, 0.1, false);
         $this->assertTrue($lockA->acquire());
-        usleep(2 * self::CLOCK_DELAY);
+        Expiry::waitPast(0.1, 2 * self::CLOCK_DELAY / 1000000, fn () => !ephpm_kv_exists('sf-lock:' . $resource));
         $this->assertTrue($lockA->isExpired());
 
         $lockB = $factory->createLock($resource, 30, false);
@@ -373,10 +377,10 @@ final class EphpmStoreTest extends TestCase
         $store = $this->getStore(20);
         $store->save($key);
         $ttl = ephpm_kv_ttl('sf-lock:' . $resource);
-        $this->assertGreaterThan(19, $ttl);
+        $this->assertGreaterThan(19 - Expiry::slack(), $ttl);
         $this->assertLessThanOrEqual(20, $ttl);
         $store->putOffExpiration($key, 40);
-        $this->assertGreaterThan(39, ephpm_kv_ttl('sf-lock:' . $resource));
+        $this->assertGreaterThan(39 - Expiry::slack(), ephpm_kv_ttl('sf-lock:' . $resource));
         $store->delete($key);
     }
 
@@ -432,6 +436,9 @@ final class EphpmStoreTest extends TestCase
     public function testOverrunAcrossProcesses(): void
     {
         $this->requireSharedStore();
+        if (Expiry::onEtcd()) {
+            $this->markTestSkipped('on etcd: the child holds a 0.2 s lock and releases it 0.6 s later, before a whole-second lease runs out (testOverrunThroughLockFactory runs there, and Laravel\'s cross-process overrun)');
+        }
         $resource = $this->resource();
         [$child, $out] = $this->child('overrun', $resource);
         $this->assertSame("held\n", fgets($out));

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Ephpm\Bridge\Tests\WordPress;
 
+use Ephpm\Bridge\Tests\Support\Expiry;
 use Ephpm\Bridge\Tests\Support\Processes;
 use PHPUnit\Framework\TestCase;
 
@@ -386,7 +387,7 @@ final class ObjectCacheTest extends TestCase
         wp_cache_add('key2', 'val', 'default', 1);
         wp_cache_set('key3', 'val');
         $this->assertSame(-1, $this->rawTtl('key3'), '0: no expiry');
-        usleep(1_100_000);
+        Expiry::waitPast(1, 1.1, fn () => $this->newRequest()->get('key2') === false);
         $this->assertFalse($this->newRequest()->get('key2'));
     }
 
