@@ -30,6 +30,12 @@ function forgetful(): void
 }
 forgetful();
 var_dump(ephpm_kv_exists('ls:a'), ephpm_kv_exists('ls:b'));
+
+// Destroying the set releases a member the caller kept a reference to.
+$set = Ephpm\Lock::acquireAll(['ls:a', 'ls:b']);
+$kept = $set->get('ls:a');
+unset($set);
+var_dump($kept->isAcquired(), ephpm_kv_exists('ls:a'), $kept->release());
 ?>
 --EXPECT--
 bool(true)
@@ -51,5 +57,8 @@ bool(true)
 bool(false)
 bool(false)
 bool(true)
+bool(false)
+bool(false)
+bool(false)
 bool(false)
 bool(false)
