@@ -55,3 +55,6 @@ ephpm_kv_set('page', str_repeat('<li>cached row</li>', 5000));
 $stats = ephpm_kv_stats();
 printf("  stats: %d keys, %d bytes used of %d, %d compressed\n",
     $stats['keys'], $stats['bytes_used'], $stats['bytes_limit'], $stats['compressed']);
+$set = Ephpm\Lock::acquireAll(['lock:invoice', 'lock:account'], 30); // one order for all callers: no deadlock
+printf("  acquireAll([invoice, account]) -> took %s\n", implode(' then ', array_keys($set->locks)));
+printf("  release() the set (reverse order) -> %s\n", var_export($set->release(), true));

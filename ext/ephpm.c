@@ -14,6 +14,7 @@
 #include "ephpm_args.h"
 #include "ephpm_library.h"
 #include "ephpm_lock.h"
+#include "ephpm_lockset.h"
 #include "ephpm_session.h"
 #include "ephpm_shm.h"
 #include "ephpm_arginfo.h"
@@ -212,6 +213,7 @@ static PHP_MINIT_FUNCTION(ephpm)
 	ephpm_kv_exception_ce = register_class_Ephpm_KvException(spl_ce_RuntimeException);
 	ephpm_lock_timeout_exception_ce = register_class_Ephpm_LockTimeoutException(spl_ce_RuntimeException);
 	ephpm_lock_init_class(register_class_Ephpm_Lock());
+	ephpm_lockset_init_class(register_class_Ephpm_LockSet());
 	php_session_register_module(&ps_mod_ephpm);
 	return SUCCESS;
 }

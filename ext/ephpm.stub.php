@@ -148,6 +148,13 @@ namespace Ephpm {
         /** Tries until $wait seconds pass; null if not acquired. */
         public static function acquire(string $name, float $ttl = 30, float $wait = 0): ?Lock {}
 
+        /**
+         * Acquires every name or none: in one order (bytewise sorted), within
+         * $wait seconds for the whole set; null (nothing left held) if not.
+         * $names: strings, none empty or repeated.
+         */
+        public static function acquireAll(array $names, float $ttl = 30, float $wait = 0): ?LockSet {}
+
         /** Acquires (or throws LockTimeoutException), runs $fn($lock), always releases. */
         public static function run(string $name, callable $fn, float $ttl = 30, float $wait = 0): mixed {}
 
@@ -162,5 +169,35 @@ namespace Ephpm {
 
         /** Seconds left; 0.0 when lost or released. */
         public function remaining(): float {}
+    }
+
+    /**
+     * Locks on several names from Lock::acquireAll(), each member with its
+     * own token and fence; released in reverse acquisition order.
+     *
+     * @strict-properties
+     * @not-serializable
+     */
+    final class LockSet
+    {
+        /**
+         * The members, name => Lock, in acquisition (bytewise) order.
+         * @var array<string, Lock>
+         */
+        public readonly array $locks;
+
+        private function __construct() {}
+
+        /** The member named $name; ValueError if the set has none. */
+        public function get(string $name): Lock {}
+
+        /** Renews every member still ours; true only if every one was. */
+        public function refresh(?float $ttl = null): bool {}
+
+        /** Releases every member in reverse order; true only if every one was still ours. */
+        public function release(): bool {}
+
+        /** Every member still ours and not expired. */
+        public function isAcquired(): bool {}
     }
 }

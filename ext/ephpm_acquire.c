@@ -28,7 +28,7 @@ bool ephpm_new_token(char *token)
 	return true;
 }
 
-static int64_t monotonic_ns(void)
+int64_t ephpm_monotonic_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -65,7 +65,7 @@ ephpm_acquire_result ephpm_acquire_with(ephpm_try_fn try, void *ctx, const ephpm
 	int64_t deadline = 0;
 	if (wait_ns > 0) {
 		/* Saturates: a wait too long to add to the clock waits forever. */
-		int64_t now = monotonic_ns();
+		int64_t now = ephpm_monotonic_ns();
 		deadline = wait_ns > INT64_MAX - now ? INT64_MAX : now + wait_ns;
 	}
 	bool can_wait = EPHPM_OPS_HAS(ops, wait_release);
@@ -79,7 +79,7 @@ ephpm_acquire_result ephpm_acquire_with(ephpm_try_fn try, void *ctx, const ephpm
 			ephpm_throw_store_error(&err);
 			return EPHPM_ACQUIRE_ERROR;
 		}
-		int64_t now = wait_ns > 0 ? monotonic_ns() : 0;
+		int64_t now = wait_ns > 0 ? ephpm_monotonic_ns() : 0;
 		if (now >= deadline) {
 			return EPHPM_ACQUIRE_TIMEOUT;
 		}

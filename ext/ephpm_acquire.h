@@ -13,6 +13,9 @@
  * when the CSPRNG fails. */
 bool ephpm_new_token(char *token);
 
+/* CLOCK_MONOTONIC in ns: waits are measured on it. */
+int64_t ephpm_monotonic_ns(void);
+
 typedef enum {
 	EPHPM_ACQUIRE_ERROR = -1,   /* store failure: an exception is pending */
 	EPHPM_ACQUIRE_TIMEOUT = 0,  /* someone else held it for the whole wait */

@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: 5a00869d79234691114cd13fbf92677a7dd1227d */
+ * Stub hash: 72e68de6453c0dcaf1ce7a9210ff3984433960a2 */
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_get, 0, 1, IS_STRING, 1)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
@@ -67,6 +67,12 @@ ZEND_BEGIN_ARG_WITH_RETURN_OBJ_INFO_EX(arginfo_class_Ephpm_Lock_acquire, 0, 1, E
 	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, wait, IS_DOUBLE, 0, "0")
 ZEND_END_ARG_INFO()
 
+ZEND_BEGIN_ARG_WITH_RETURN_OBJ_INFO_EX(arginfo_class_Ephpm_Lock_acquireAll, 0, 1, Ephpm\\LockSet, 1)
+	ZEND_ARG_TYPE_INFO(0, names, IS_ARRAY, 0)
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, ttl, IS_DOUBLE, 0, "30")
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, wait, IS_DOUBLE, 0, "0")
+ZEND_END_ARG_INFO()
+
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_Ephpm_Lock_run, 0, 2, IS_MIXED, 0)
 	ZEND_ARG_TYPE_INFO(0, name, IS_STRING, 0)
 	ZEND_ARG_TYPE_INFO(0, fn, IS_CALLABLE, 0)
@@ -85,6 +91,18 @@ ZEND_END_ARG_INFO()
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_Ephpm_Lock_remaining, 0, 0, IS_DOUBLE, 0)
 ZEND_END_ARG_INFO()
 
+#define arginfo_class_Ephpm_LockSet___construct arginfo_class_Ephpm_Lock___construct
+
+ZEND_BEGIN_ARG_WITH_RETURN_OBJ_INFO_EX(arginfo_class_Ephpm_LockSet_get, 0, 1, Ephpm\\Lock, 0)
+	ZEND_ARG_TYPE_INFO(0, name, IS_STRING, 0)
+ZEND_END_ARG_INFO()
+
+#define arginfo_class_Ephpm_LockSet_refresh arginfo_class_Ephpm_Lock_refresh
+
+#define arginfo_class_Ephpm_LockSet_release arginfo_ephpm_kv_flush
+
+#define arginfo_class_Ephpm_LockSet_isAcquired arginfo_ephpm_kv_flush
+
 
 ZEND_FUNCTION(ephpm_kv_get);
 ZEND_FUNCTION(ephpm_kv_set);
@@ -101,11 +119,17 @@ ZEND_FUNCTION(ephpm_kv_stats);
 ZEND_FUNCTION(ephpm_kv_fence);
 ZEND_METHOD(Ephpm_Lock, __construct);
 ZEND_METHOD(Ephpm_Lock, acquire);
+ZEND_METHOD(Ephpm_Lock, acquireAll);
 ZEND_METHOD(Ephpm_Lock, run);
 ZEND_METHOD(Ephpm_Lock, refresh);
 ZEND_METHOD(Ephpm_Lock, release);
 ZEND_METHOD(Ephpm_Lock, isAcquired);
 ZEND_METHOD(Ephpm_Lock, remaining);
+ZEND_METHOD(Ephpm_LockSet, __construct);
+ZEND_METHOD(Ephpm_LockSet, get);
+ZEND_METHOD(Ephpm_LockSet, refresh);
+ZEND_METHOD(Ephpm_LockSet, release);
+ZEND_METHOD(Ephpm_LockSet, isAcquired);
 
 
 static const zend_function_entry ext_functions[] = {
@@ -139,11 +163,22 @@ static const zend_function_entry class_Ephpm_LockTimeoutException_methods[] = {
 static const zend_function_entry class_Ephpm_Lock_methods[] = {
 	ZEND_ME(Ephpm_Lock, __construct, arginfo_class_Ephpm_Lock___construct, ZEND_ACC_PRIVATE)
 	ZEND_ME(Ephpm_Lock, acquire, arginfo_class_Ephpm_Lock_acquire, ZEND_ACC_PUBLIC|ZEND_ACC_STATIC)
+	ZEND_ME(Ephpm_Lock, acquireAll, arginfo_class_Ephpm_Lock_acquireAll, ZEND_ACC_PUBLIC|ZEND_ACC_STATIC)
 	ZEND_ME(Ephpm_Lock, run, arginfo_class_Ephpm_Lock_run, ZEND_ACC_PUBLIC|ZEND_ACC_STATIC)
 	ZEND_ME(Ephpm_Lock, refresh, arginfo_class_Ephpm_Lock_refresh, ZEND_ACC_PUBLIC)
 	ZEND_ME(Ephpm_Lock, release, arginfo_class_Ephpm_Lock_release, ZEND_ACC_PUBLIC)
 	ZEND_ME(Ephpm_Lock, isAcquired, arginfo_class_Ephpm_Lock_isAcquired, ZEND_ACC_PUBLIC)
 	ZEND_ME(Ephpm_Lock, remaining, arginfo_class_Ephpm_Lock_remaining, ZEND_ACC_PUBLIC)
+	ZEND_FE_END
+};
+
+
+static const zend_function_entry class_Ephpm_LockSet_methods[] = {
+	ZEND_ME(Ephpm_LockSet, __construct, arginfo_class_Ephpm_LockSet___construct, ZEND_ACC_PRIVATE)
+	ZEND_ME(Ephpm_LockSet, get, arginfo_class_Ephpm_LockSet_get, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_LockSet, refresh, arginfo_class_Ephpm_LockSet_refresh, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_LockSet, release, arginfo_class_Ephpm_LockSet_release, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_LockSet, isAcquired, arginfo_class_Ephpm_LockSet_isAcquired, ZEND_ACC_PUBLIC)
 	ZEND_FE_END
 };
 
@@ -252,6 +287,23 @@ static zend_class_entry *register_class_Ephpm_Lock(void)
 	zend_string *property_fence_name = zend_string_init("fence", sizeof("fence") - 1, 1);
 	zend_declare_typed_property(class_entry, property_fence_name, &property_fence_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_LONG));
 	zend_string_release(property_fence_name);
+
+	return class_entry;
+}
+
+static zend_class_entry *register_class_Ephpm_LockSet(void)
+{
+	zend_class_entry ce, *class_entry;
+
+	INIT_NS_CLASS_ENTRY(ce, "Ephpm", "LockSet", class_Ephpm_LockSet_methods);
+	class_entry = zend_register_internal_class_ex(&ce, NULL);
+	class_entry->ce_flags |= ZEND_ACC_FINAL|ZEND_ACC_NO_DYNAMIC_PROPERTIES|ZEND_ACC_NOT_SERIALIZABLE;
+
+	zval property_locks_default_value;
+	ZVAL_UNDEF(&property_locks_default_value);
+	zend_string *property_locks_name = zend_string_init("locks", sizeof("locks") - 1, 1);
+	zend_declare_typed_property(class_entry, property_locks_name, &property_locks_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_ARRAY));
+	zend_string_release(property_locks_name);
 
 	return class_entry;
 }

@@ -149,18 +149,12 @@ void ephpm_lock_release_held(void)
 	EPHPM_G(end_unreleased) = 0;
 }
 
-/* Acquires name; on success return_value holds the new Lock. Returns false
- * on timeout (return_value untouched) or with an exception pending. */
-static ephpm_acquire_result lock_acquire(zend_string *name, double ttl, double wait, uint32_t ttl_arg, zval *return_value)
+ephpm_acquire_result ephpm_lock_take(const ephpm_kv_ops *ops, zend_string *name, int64_t ttl_ns, int64_t wait_ns,
+	zval *return_value)
 {
-	int64_t ttl_ns, wait_ns, fence;
+	int64_t fence;
 	char token[EPHPM_TOKEN_LEN + 1];
-	if (!ephpm_check_key(name, 1) || !ephpm_ttl_arg(ttl, ttl_arg, false, &ttl_ns)
-		|| !ephpm_wait_arg(wait, ttl_arg + 1, &wait_ns)) {
-		return EPHPM_ACQUIRE_ERROR;
-	}
-	const ephpm_kv_ops *ops = ephpm_ops();
-	if (!ops || !ephpm_new_token(token)) {
+	if (!ephpm_new_token(token)) {
 		return EPHPM_ACQUIRE_ERROR;
 	}
 	ephpm_acquire_result rc = ephpm_acquire(ops, STR_ARGS(name), token, EPHPM_TOKEN_LEN, ttl_ns, wait_ns, &fence);
@@ -176,6 +170,67 @@ static ephpm_acquire_result lock_acquire(zend_string *name, double ttl, double w
 	lock->released = false;
 	track(lock);
 	return EPHPM_ACQUIRE_OK;
+}
+
+zend_string *ephpm_lock_name(zend_object *obj)
+{
+	return LOCK_NAME(lock_from(obj));
+}
+
+int ephpm_lock_release(zend_object *obj, const ephpm_kv_ops *ops, ephpm_kv_error *err)
+{
+	return lock_release(lock_from(obj), ops, err);
+}
+
+void ephpm_lock_release_unused(zend_object *obj, const char *when)
+{
+	release_unused(lock_from(obj), when);
+}
+
+void ephpm_lock_abandon(zend_object *obj)
+{
+	ephpm_lock *lock = lock_from(obj);
+	lock->released = true;
+	untrack(lock);
+}
+
+int ephpm_lock_refresh(zend_object *obj, const ephpm_kv_ops *ops, int64_t ttl_ns, ephpm_kv_error *err)
+{
+	ephpm_lock *lock = lock_from(obj);
+	if (lock->released) {
+		return 0;
+	}
+	return ops->expire_if_eq(STR_ARGS(LOCK_NAME(lock)), STR_ARGS(LOCK_TOKEN(lock)),
+		ttl_ns ? ttl_ns : lock->ttl_ns, err);
+}
+
+int ephpm_lock_held(zend_object *obj, const ephpm_kv_ops *ops, ephpm_kv_error *err)
+{
+	ephpm_lock *lock = lock_from(obj);
+	int64_t ttl_ns;
+	if (lock->released) {
+		return 0;
+	}
+	if (ops->ttl_if_eq(STR_ARGS(LOCK_NAME(lock)), STR_ARGS(LOCK_TOKEN(lock)), &ttl_ns, err) < 0) {
+		return -1;
+	}
+	return ttl_ns != EPHPM_KV_TTL_MISSING;
+}
+
+/* Acquires name; on success return_value holds the new Lock. Returns false
+ * on timeout (return_value untouched) or with an exception pending. */
+static ephpm_acquire_result lock_acquire(zend_string *name, double ttl, double wait, uint32_t ttl_arg, zval *return_value)
+{
+	int64_t ttl_ns, wait_ns;
+	if (!ephpm_check_key(name, 1) || !ephpm_ttl_arg(ttl, ttl_arg, false, &ttl_ns)
+		|| !ephpm_wait_arg(wait, ttl_arg + 1, &wait_ns)) {
+		return EPHPM_ACQUIRE_ERROR;
+	}
+	const ephpm_kv_ops *ops = ephpm_ops();
+	if (!ops) {
+		return EPHPM_ACQUIRE_ERROR;
+	}
+	return ephpm_lock_take(ops, name, ttl_ns, wait_ns, return_value);
 }
 
 ZEND_METHOD(Ephpm_Lock, __construct)
