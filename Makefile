@@ -14,6 +14,8 @@ RUN_TESTS := $(shell php-config --extension-dir 2>/dev/null)/build/run-tests.php
 GO_SRC    := $(shell find go -name '*.go' -o -name '*.h' -o -name '*.c' -o -name go.mod -o -name go.sum | grep -v testdata)
 EXT_SRC   := config.m4 $(wildcard ext/*.c ext/*.h) go/capi/ephpm_kv_ops.h
 ABI_TEST  := $(BUILD)/out/abi_stress
+SIGURG_TEST := $(BUILD)/out/abi_sigurg
+GO_LIB_FLAGS := -trimpath -buildmode=c-shared
 
 .PHONY: all deps demo test test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-stubs test-package test-packaging test-valgrind bench bench-sessions bench-idle stubs clean
 
@@ -22,8 +24,8 @@ all: deps $(LIB) $(EXT) $(SERVER)
 deps:
 	@build/deps.sh
 
-$(LIB): $(GO_SRC)
-	cd go && go build -trimpath -buildmode=c-shared -o ../$(LIB) ./capi
+$(LIB): $(GO_SRC) Makefile
+	cd go && go build $(GO_LIB_FLAGS) -o ../$(LIB) ./capi
 	@rm -f $(BUILD)/libephpm_kv.h
 
 $(SERVER): $(GO_SRC)
@@ -82,8 +84,13 @@ $(ABI_TEST): go/capi/testdata/abi_stress.c go/capi/ephpm_kv_ops.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -Igo/capi -o $@ $< -lpthread -ldl
 
-test-abi: $(LIB) $(ABI_TEST)
+$(SIGURG_TEST): go/capi/testdata/abi_sigurg.c go/capi/ephpm_kv_ops.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -Igo/capi -o $@ $< -ldl
+
+test-abi: $(LIB) $(ABI_TEST) $(SIGURG_TEST)
 	$(ABI_TEST) $(LIB)
+	$(SIGURG_TEST) $(LIB)
 
 # The phpt suite once per engine, and in server mode on a Redis 7, a Redis
 # Cluster and etcd too
@@ -99,8 +106,8 @@ test-php: all
 
 # valgrind 3.19 cannot read Go's DWARF 5, so memcheck gets a DWARF 4 build.
 VG_LIB := $(BUILD)/out/valgrind/libephpm_kv.so
-$(VG_LIB): $(GO_SRC)
-	cd go && GOEXPERIMENT=nodwarf5 go build -trimpath -buildmode=c-shared -o ../$(VG_LIB) ./capi
+$(VG_LIB): $(GO_SRC) Makefile
+	cd go && GOEXPERIMENT=nodwarf5 go build $(GO_LIB_FLAGS) -o ../$(VG_LIB) ./capi
 
 # A real php-fpm (4 workers): sharing through an ephpm-kv server, through the
 # master's segment with no ephpm setting (and a named one with CLI processes),
@@ -161,8 +168,8 @@ stubs:
 
 # The floor of the lock path: setnx and del_if_eq return at once (floor.go).
 FLOOR_LIB := $(BUILD)/out/floor/libephpm_kv.so
-$(FLOOR_LIB): $(GO_SRC)
-	cd go && go build -tags benchfloor -trimpath -buildmode=c-shared -o ../$(FLOOR_LIB) ./capi
+$(FLOOR_LIB): $(GO_SRC) Makefile
+	cd go && go build -tags benchfloor $(GO_LIB_FLAGS) -o ../$(FLOOR_LIB) ./capi
 	@rm -f $(BUILD)/out/floor/libephpm_kv.h
 
 bench: all $(FLOOR_LIB)
