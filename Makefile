@@ -15,7 +15,16 @@ GO_SRC    := $(shell find go -name '*.go' -o -name '*.h' -o -name '*.c' -o -name
 EXT_SRC   := config.m4 $(wildcard ext/*.c ext/*.h) go/capi/ephpm_kv_ops.h
 ABI_TEST  := $(BUILD)/out/abi_stress
 SIGURG_TEST := $(BUILD)/out/abi_sigurg
-GO_LIB_FLAGS := -trimpath -buildmode=c-shared
+# The library runs in PHP's threads: with asynchronous preemption on, the Go
+# runtime sends SIGURG to the thread that called it, which can land after the
+# call returned and cut PHP's usleep() or poll() short (EINTR). The runtime
+# reads GODEBUG from the process's initial environment, which the library
+# cannot change, and //go:debug and go.mod refuse asyncpreemptoff
+# (golang/go#71283), so the linker sets the runtime's built-in default; a
+# GODEBUG the user sets still wins (this -X replaces the go command's own
+# default, empty while go.mod's go line matches the toolchain). Checked by
+# test-abi (abi_sigurg.c).
+GO_LIB_FLAGS := -trimpath -buildmode=c-shared -ldflags=-X=runtime.godebugDefault=asyncpreemptoff=1
 
 .PHONY: all deps demo test test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-stubs test-package test-packaging test-valgrind bench bench-sessions bench-idle stubs clean
 
@@ -141,7 +150,7 @@ test-bridges: all
 # The extension built and installed the way PIE does (phpize, configure,
 # make, make install from a copy of the tree), loaded with no ephpm.library;
 # composer validate on both composer.json files.
-test-package: all
+test-package: all $(SIGURG_TEST)
 	@build/deps.sh packaging
 	build/test-package.sh
 
