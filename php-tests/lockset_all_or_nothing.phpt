@@ -1,7 +1,8 @@
 --TEST--
 Ephpm\Lock::acquireAll is all or nothing: one member held elsewhere gives null and leaves none held; $wait is one deadline for the whole set, not per member
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc'; ?>
+<?php require __DIR__ . '/skipif.inc';
+ephpm_skip_on_etcd('its points are members freed after 0.2-0.6 s within a 1.2 s deadline; etcd leases are whole seconds, expired up to 2 s late (lockset_order and lockset_no_deadlock cover acquireAll there)'); ?>
 --FILE--
 <?php
 ephpm_kv_set('ls:b', 'other holder', 30);

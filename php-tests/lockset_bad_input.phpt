@@ -4,6 +4,7 @@ Ephpm\Lock::acquireAll: an empty array, a duplicate, an empty or too long name a
 <?php require __DIR__ . '/skipif.inc'; ?>
 --FILE--
 <?php
+ephpm_kv_flush(); // server modes share one store with the tests before
 $calls = [
     fn() => Ephpm\Lock::acquireAll([]),
     fn() => Ephpm\Lock::acquireAll(['ls:a', 'ls:b', 'ls:a']),
