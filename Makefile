@@ -14,6 +14,17 @@ RUN_TESTS := $(shell php-config --extension-dir 2>/dev/null)/build/run-tests.php
 GO_SRC    := $(shell find go -name '*.go' -o -name '*.h' -o -name '*.c' -o -name go.mod -o -name go.sum | grep -v testdata)
 EXT_SRC   := config.m4 $(wildcard ext/*.c ext/*.h) go/capi/ephpm_kv_ops.h
 ABI_TEST  := $(BUILD)/out/abi_stress
+SIGURG_TEST := $(BUILD)/out/abi_sigurg
+# The library runs in PHP's threads: with asynchronous preemption on, the Go
+# runtime sends SIGURG to the thread that called it, which can land after the
+# call returned and cut PHP's usleep() or poll() short (EINTR). The runtime
+# reads GODEBUG from the process's initial environment, which the library
+# cannot change, and //go:debug and go.mod refuse asyncpreemptoff
+# (golang/go#71283), so the linker sets the runtime's built-in default; a
+# GODEBUG the user sets still wins (this -X replaces the go command's own
+# default, empty while go.mod's go line matches the toolchain). Checked by
+# test-abi (abi_sigurg.c).
+GO_LIB_FLAGS := -trimpath -buildmode=c-shared -ldflags=-X=runtime.godebugDefault=asyncpreemptoff=1
 
 .PHONY: all deps demo test test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-stubs test-package test-packaging test-valgrind bench bench-sessions bench-idle stubs clean
 
@@ -22,8 +33,8 @@ all: deps $(LIB) $(EXT) $(SERVER)
 deps:
 	@build/deps.sh
 
-$(LIB): $(GO_SRC)
-	cd go && go build -trimpath -buildmode=c-shared -o ../$(LIB) ./capi
+$(LIB): $(GO_SRC) Makefile
+	cd go && go build $(GO_LIB_FLAGS) -o ../$(LIB) ./capi
 	@rm -f $(BUILD)/libephpm_kv.h
 
 $(SERVER): $(GO_SRC)
@@ -82,8 +93,13 @@ $(ABI_TEST): go/capi/testdata/abi_stress.c go/capi/ephpm_kv_ops.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -Igo/capi -o $@ $< -lpthread -ldl
 
-test-abi: $(LIB) $(ABI_TEST)
+$(SIGURG_TEST): go/capi/testdata/abi_sigurg.c go/capi/ephpm_kv_ops.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -Igo/capi -o $@ $< -ldl
+
+test-abi: $(LIB) $(ABI_TEST) $(SIGURG_TEST)
 	$(ABI_TEST) $(LIB)
+	$(SIGURG_TEST) $(LIB)
 
 # The phpt suite once per engine, and in server mode on a Redis 7, a Redis
 # Cluster and etcd too
@@ -99,8 +115,8 @@ test-php: all
 
 # valgrind 3.19 cannot read Go's DWARF 5, so memcheck gets a DWARF 4 build.
 VG_LIB := $(BUILD)/out/valgrind/libephpm_kv.so
-$(VG_LIB): $(GO_SRC)
-	cd go && GOEXPERIMENT=nodwarf5 go build -trimpath -buildmode=c-shared -o ../$(VG_LIB) ./capi
+$(VG_LIB): $(GO_SRC) Makefile
+	cd go && GOEXPERIMENT=nodwarf5 go build $(GO_LIB_FLAGS) -o ../$(VG_LIB) ./capi
 
 # A real php-fpm (4 workers): sharing through an ephpm-kv server, through the
 # master's segment with no ephpm setting (and a named one with CLI processes),
@@ -134,7 +150,7 @@ test-bridges: all
 # The extension built and installed the way PIE does (phpize, configure,
 # make, make install from a copy of the tree), loaded with no ephpm.library;
 # composer validate on both composer.json files.
-test-package: all
+test-package: all $(SIGURG_TEST)
 	@build/deps.sh packaging
 	build/test-package.sh
 
@@ -161,8 +177,8 @@ stubs:
 
 # The floor of the lock path: setnx and del_if_eq return at once (floor.go).
 FLOOR_LIB := $(BUILD)/out/floor/libephpm_kv.so
-$(FLOOR_LIB): $(GO_SRC)
-	cd go && go build -tags benchfloor -trimpath -buildmode=c-shared -o ../$(FLOOR_LIB) ./capi
+$(FLOOR_LIB): $(GO_SRC) Makefile
+	cd go && go build -tags benchfloor $(GO_LIB_FLAGS) -o ../$(FLOOR_LIB) ./capi
 	@rm -f $(BUILD)/out/floor/libephpm_kv.h
 
 bench: all $(FLOOR_LIB)

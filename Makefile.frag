@@ -1,12 +1,13 @@
 # libephpm_kv.so, the Go library ephpm.so dlopens, built into modules/ so that
 # `make install` (install-modules copies modules/*) puts it beside ephpm.so,
 # where the extension finds it with no ephpm.library setting. A prerequisite
-# of ephpm.la, so both `make` and a bare `make install` build it.
+# of ephpm.la, so both `make` and a bare `make install` build it. Async
+# preemption off: see GO_LIB_FLAGS in the project Makefile.
 EPHPM_GO_SOURCES = $(shell find $(srcdir)/go -name testdata -prune -o \( -name '*.go' -o -name '*.c' -o -name '*.h' -o -name go.mod -o -name go.sum \) -print)
 
 $(phplibdir)/ephpm.la: $(phplibdir)/libephpm_kv.so
 
 $(phplibdir)/libephpm_kv.so: $(EPHPM_GO_SOURCES)
 	@$(mkinstalldirs) $(phplibdir)
-	cd $(srcdir)/go && CGO_ENABLED=1 $(EPHPM_GO) build -trimpath -buildmode=c-shared -o $(phplibdir)/libephpm_kv.so ./capi
+	cd $(srcdir)/go && CGO_ENABLED=1 $(EPHPM_GO) build -trimpath -buildmode=c-shared -ldflags=-X=runtime.godebugDefault=asyncpreemptoff=1 -o $(phplibdir)/libephpm_kv.so ./capi
 	@rm -f $(phplibdir)/libephpm_kv.h

@@ -43,6 +43,10 @@ maps=$(php -n -d extension="$extdir/ephpm.so" -d ephpm.shm_size=0 -r '
   ephpm_kv_set("k", "v"); echo file_get_contents("/proc/self/maps");' | grep -o '/[^ ]*libephpm_kv\.so' | sort -u)
 [ "$maps" = "$extdir/libephpm_kv.so" ] || { echo "test-package: loaded library is '$maps', want $extdir/libephpm_kv.so"; exit 1; }
 
+# The installed library was linked with async preemption off (Makefile.frag):
+# it sends no SIGURG to the thread calling it.
+"$root/build/out/abi_sigurg" "$extdir/libephpm_kv.so" || { echo "test-package: the installed library signals its caller's thread"; exit 1; }
+
 # Debian 12's composer (2.5) predates the php-ext schema: its only
 # complaint allowed is that php-ext is unknown; anything else fails.
 for f in composer.json php/composer.json; do
