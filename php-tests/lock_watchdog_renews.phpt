@@ -19,6 +19,18 @@ var_dump($lock->isAcquired(), $lock->remaining() > 0);
 var_dump($lock->release(), ephpm_kv_exists('wd-renews'));
 usleep((int)($ttl * 1e6)); // a renewal would have run by now
 var_dump(ephpm_kv_exists('wd-renews'), $lock->isAcquired());
+// Nothing renews the released token any more: put it back with a long TTL
+// (10 s: etcd reads whole seconds), which a running watchdog would cut to
+// $ttl. The same after the destructor.
+ephpm_kv_set('wd-renews', $lock->token, 10);
+$dropped = Ephpm\Lock::acquire('wd-dropped', $ttl, 0, true, 60);
+$token = $dropped->token;
+unset($dropped);
+ephpm_kv_set('wd-dropped', $token, 10);
+usleep((int)($ttl * 1e6));
+var_dump(ephpm_kv_ttl('wd-renews') > 5, ephpm_kv_ttl('wd-dropped') > 5);
+ephpm_kv_del('wd-renews');
+ephpm_kv_del('wd-dropped');
 // without autoRenew the same work loses the lock (the test's control)
 $plain = Ephpm\Lock::acquire('wd-plain', $ttl);
 ephpm_wait_expiry('wd-plain', $ttl, 3 * $ttl);
@@ -32,5 +44,7 @@ bool(true)
 bool(false)
 bool(false)
 bool(false)
+bool(true)
+bool(true)
 bool(true)
 bool(false)
