@@ -159,15 +159,25 @@ func TestNoQuorumIsUnavailable(t *testing.T) {
 			n, found, err = e.Get("lock", buf)
 		}
 		if err == nil {
-			if found && string(buf[:n]) != "A" {
+			// A or, from a SetNX below that timed out in a second
+			// election, B: never anything else.
+			if found && string(buf[:n]) != "A" && string(buf[:n]) != "B" {
 				t.Fatalf("after resuming, the lock holds %q", buf[:n])
 			}
 			t.Logf("after resuming: a timed-out SetNX landed late: %v", found)
-			ok, err := e.SetNX("lock", []byte("B"), 0)
-			if err != nil || ok == found {
-				t.Fatalf("SetNX after resuming: %v, %v; the lock was held: %v", ok, err, found)
+			var ok bool
+			ok, err = e.SetNX("lock", []byte("B"), 0)
+			if err == nil {
+				if ok == found {
+					t.Fatalf("SetNX after resuming: %v; the lock was held: %v", ok, found)
+				}
+				break
 			}
-			break
+			// A resumed member can force one more election (etcd 3.4
+			// runs without pre-vote): unavailable again, for a moment.
+			if !errors.Is(err, kv.ErrUnavailable) {
+				t.Fatalf("SetNX after resuming: %v", err)
+			}
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the cluster did not serve again within 10 s: %v", err)

@@ -94,13 +94,16 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -2 end
 return redis.call('PTTL', KEYS[1])`)
 
 	// KEYS: key; ARGV: by, ms. INCRBY, with the TTL only for a counter it
-	// creates; the result as a string (GET), exact over all of int64.
-	// INCRBY's own errors (not an integer, overflow) leave it unchanged.
+	// creates; the result as a string (GET), exact over all of int64, read
+	// before the PEXPIRE: a 1 ms TTL can run out inside the script, and a
+	// GET after it then answered nil. INCRBY's own errors (not an integer,
+	// overflow) leave it unchanged.
 	scriptIncr = newScript(`
 local fresh = redis.call('EXISTS', KEYS[1]) == 0
 redis.call('INCRBY', KEYS[1], ARGV[1])
+local n = redis.call('GET', KEYS[1])
 if fresh and ARGV[2] ~= '0' then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return redis.call('GET', KEYS[1])`)
+return n`)
 
 	// KEYS: lock, fence counter; ARGV: token, ms. 0 when the lock is
 	// held (no fence used up), else the fence, as a string: the counter
