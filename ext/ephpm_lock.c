@@ -28,6 +28,7 @@ typedef struct ephpm_lock {
 	/* In EPHPM_G(held_locks) (tracked) from acquisition until released,
 	 * or given up at the end of the request. */
 	bool tracked;
+	int64_t watch;    /* the watchdog's handle (autoRenew), 0 for none */
 	struct ephpm_lock *prev, *next;
 	zend_object std;
 } ephpm_lock;
@@ -61,8 +62,21 @@ static void track(ephpm_lock *lock)
 	EPHPM_G(held_locks) = lock;
 }
 
+/* Stops the watchdog. Not in a forked child (no ops there): the watchdog
+ * runs in the parent, whose lock it is, and no Go thread exists here. */
+static void stop_watch(ephpm_lock *lock)
+{
+	const ephpm_kv_ops *ops = ephpm_library_ops;
+	if (lock->watch && ops) {
+		ephpm_kv_error err;
+		ops->unwatch(lock->watch, &err);
+	}
+	lock->watch = 0;
+}
+
 static void untrack(ephpm_lock *lock)
 {
+	stop_watch(lock);
 	if (!lock->tracked) {
 		return;
 	}
@@ -84,6 +98,7 @@ static int lock_release(ephpm_lock *lock, const ephpm_kv_ops *ops, ephpm_kv_erro
 	if (lock->released) {
 		return 0;
 	}
+	stop_watch(lock); /* no renewal once the holder lets go, even if the delete fails */
 	int rc = ops->del_if_eq(STR_ARGS(LOCK_NAME(lock)), STR_ARGS(LOCK_TOKEN(lock)), err);
 	if (rc >= 0) {
 		lock->released = true;
@@ -219,18 +234,36 @@ int ephpm_lock_held(zend_object *obj, const ephpm_kv_ops *ops, ephpm_kv_error *e
 
 /* Acquires name; on success return_value holds the new Lock. Returns false
  * on timeout (return_value untouched) or with an exception pending. */
-static ephpm_acquire_result lock_acquire(zend_string *name, double ttl, double wait, uint32_t ttl_arg, zval *return_value)
+static ephpm_acquire_result lock_acquire(zend_string *name, double ttl, double wait, uint32_t ttl_arg,
+	bool auto_renew, double max_hold, zval *return_value)
 {
-	int64_t ttl_ns, wait_ns;
+	int64_t ttl_ns, wait_ns, max_hold_ns = 0;
 	if (!ephpm_check_key(name, 1) || !ephpm_ttl_arg(ttl, ttl_arg, false, &ttl_ns)
 		|| !ephpm_wait_arg(wait, ttl_arg + 1, &wait_ns)) {
+		return EPHPM_ACQUIRE_ERROR;
+	}
+	/* checked with or without autoRenew: a bad value is a bug either way */
+	if (!ephpm_ttl_arg(max_hold, ttl_arg + 3, false, &max_hold_ns)) {
 		return EPHPM_ACQUIRE_ERROR;
 	}
 	const ephpm_kv_ops *ops = ephpm_ops();
 	if (!ops) {
 		return EPHPM_ACQUIRE_ERROR;
 	}
-	return ephpm_lock_take(ops, name, ttl_ns, wait_ns, return_value);
+	ephpm_acquire_result rc = ephpm_lock_take(ops, name, ttl_ns, wait_ns, return_value);
+	if (rc != EPHPM_ACQUIRE_OK || !auto_renew) {
+		return rc;
+	}
+	ephpm_lock *lock = lock_from(Z_OBJ_P(return_value));
+	ephpm_kv_error err;
+	if (ops->watch(STR_ARGS(name), STR_ARGS(LOCK_TOKEN(lock)), ttl_ns, max_hold_ns, &lock->watch, &err) < 0) {
+		/* not held without the renewal the caller asked for */
+		ephpm_throw_store_error(&err);
+		zval_ptr_dtor(return_value);
+		ZVAL_UNDEF(return_value);
+		return EPHPM_ACQUIRE_ERROR;
+	}
+	return EPHPM_ACQUIRE_OK;
 }
 
 ZEND_METHOD(Ephpm_Lock, __construct)
@@ -241,14 +274,17 @@ ZEND_METHOD(Ephpm_Lock, __construct)
 ZEND_METHOD(Ephpm_Lock, acquire)
 {
 	zend_string *name;
-	double ttl = 30, wait = 0;
-	ZEND_PARSE_PARAMETERS_START(1, 3)
+	double ttl = 30, wait = 0, max_hold = 300;
+	bool auto_renew = false;
+	ZEND_PARSE_PARAMETERS_START(1, 5)
 		Z_PARAM_STR(name)
 		Z_PARAM_OPTIONAL
 		Z_PARAM_DOUBLE(ttl)
 		Z_PARAM_DOUBLE(wait)
+		Z_PARAM_BOOL(auto_renew)
+		Z_PARAM_DOUBLE(max_hold)
 	ZEND_PARSE_PARAMETERS_END();
-	switch (lock_acquire(name, ttl, wait, 2, return_value)) {
+	switch (lock_acquire(name, ttl, wait, 2, auto_renew, max_hold, return_value)) {
 	case EPHPM_ACQUIRE_OK:
 		return;
 	case EPHPM_ACQUIRE_TIMEOUT:
@@ -272,7 +308,7 @@ ZEND_METHOD(Ephpm_Lock, run)
 		Z_PARAM_DOUBLE(ttl)
 		Z_PARAM_DOUBLE(wait)
 	ZEND_PARSE_PARAMETERS_END();
-	switch (lock_acquire(name, ttl, wait, 3, &lock_zv)) {
+	switch (lock_acquire(name, ttl, wait, 3, false, 300, &lock_zv)) {
 	case EPHPM_ACQUIRE_OK:
 		break;
 	case EPHPM_ACQUIRE_TIMEOUT:
@@ -358,6 +394,10 @@ static bool lock_ttl(ephpm_lock *lock, int64_t *ttl_ns)
 	const ephpm_kv_ops *ops = ephpm_ops();
 	if (!ops) {
 		return false;
+	}
+	ephpm_kv_error werr;
+	if (lock->watch && ops->watch_state(lock->watch, &werr) == EPHPM_KV_WATCH_LOST) {
+		return true; /* the watchdog's owner check failed: no round trip */
 	}
 	ephpm_kv_error err;
 	if (ops->ttl_if_eq(STR_ARGS(LOCK_NAME(lock)), STR_ARGS(LOCK_TOKEN(lock)), ttl_ns, &err) < 0) {

@@ -35,6 +35,11 @@
 #define EPHPM_KV_E_CONFIG        9
 #define EPHPM_KV_E_UNAVAILABLE   10 /* the engine cannot be reached */
 
+/* Results of watch_state(). */
+#define EPHPM_KV_WATCH_LOST    0 /* the owner check failed: renewal ended */
+#define EPHPM_KV_WATCH_HELD    1 /* renewing */
+#define EPHPM_KV_WATCH_STOPPED 2 /* unwatched, unknown, or max_hold passed */
+
 /* Results of ttl(). */
 #define EPHPM_KV_TTL_PERSISTENT (-1)
 #define EPHPM_KV_TTL_MISSING    (-2)
@@ -175,6 +180,19 @@ typedef struct ephpm_kv_ops {
 	int (*configure_server_tls)(const char *url, size_t url_len, const char *password,
 	                            size_t password_len, int64_t timeout_ns, const ephpm_kv_tls *tls,
 	                            ephpm_kv_error *err);
+
+	/* A lock watchdog: a goroutine renews key to ttl_ns (expire_if_eq with
+	 * token) every ttl_ns/3 until unwatch(), until the owner check fails,
+	 * or until max_hold_ns after this call; a store error is retried at
+	 * the next tick. *handle receives its handle. In server mode the
+	 * renewals use a connection of their own. */
+	int (*watch)(const char *key, size_t key_len, const char *token, size_t token_len,
+	             int64_t ttl_ns, int64_t max_hold_ns, int64_t *handle, ephpm_kv_error *err);
+	/* Stops the watchdog and forgets handle: 1 stopped, 0 unknown. A
+	 * renewal in flight may still land; it is token-checked. */
+	int (*unwatch)(int64_t handle, ephpm_kv_error *err);
+	/* EPHPM_KV_WATCH_*, without a store round trip. */
+	int (*watch_state)(int64_t handle, ephpm_kv_error *err);
 } ephpm_kv_ops;
 
 /* The library's only entry point besides the table itself. */

@@ -14,6 +14,9 @@ const (
 	cMaxKeySize    = int(C.EPHPM_KV_MAX_KEY_SIZE)
 	cTTLPersistent = int64(C.EPHPM_KV_TTL_PERSISTENT)
 	cTTLMissing    = int64(C.EPHPM_KV_TTL_MISSING)
+	cWatchLost     = int32(C.EPHPM_KV_WATCH_LOST)
+	cWatchHeld     = int32(C.EPHPM_KV_WATCH_HELD)
+	cWatchStopped  = int32(C.EPHPM_KV_WATCH_STOPPED)
 )
 
 // struct ephpm_kv_stats is exactly kv.StatsFields' counters, int64_t each:

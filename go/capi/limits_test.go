@@ -27,5 +27,12 @@ func TestABIConstantsMatchGo(t *testing.T) {
 				cTTLPersistent, cTTLMissing, kv.TTLPersistent, kv.TTLMissing)
 		}
 	})
+	t.Run("watch states", func(t *testing.T) {
+		// watch_state() hands the watchdog's state to C as is.
+		if cWatchLost != watchLost || cWatchHeld != watchHeld || cWatchStopped != watchStopped {
+			t.Errorf("EPHPM_KV_WATCH_LOST, _HELD, _STOPPED = %d, %d, %d; Go's = %d, %d, %d",
+				cWatchLost, cWatchHeld, cWatchStopped, watchLost, watchHeld, watchStopped)
+		}
+	})
 	t.Run("error codes", checkErrorCodes)
 }

@@ -86,6 +86,10 @@ static int kv_configure_server_tls(const char *u, size_t ul, const char *p, size
 	const ephpm_kv_tls *tls, ephpm_kv_error *err)
 { return ephpmKvConfigureServerTLS(K u, ul, K p, pl, timeout, (ephpm_kv_tls *)tls, err); }
 
+static int kv_watch(const char *k, size_t kl, const char *t, size_t tl, int64_t ttl, int64_t max_hold,
+	int64_t *handle, ephpm_kv_error *err)
+{ return ephpmKvWatch(K k, kl, K t, tl, ttl, max_hold, handle, err); }
+
 static const ephpm_kv_ops table = {
 	.abi_version = EPHPM_KV_ABI_VERSION,
 	.struct_size = sizeof(ephpm_kv_ops),
@@ -111,6 +115,9 @@ static const ephpm_kv_ops table = {
 	.configure_shm = kv_configure_shm,
 	.wait_release = kv_wait_release,
 	.configure_server_tls = kv_configure_server_tls,
+	.watch = kv_watch,
+	.unwatch = ephpmKvUnwatch,
+	.watch_state = ephpmKvWatchState,
 };
 
 const ephpm_kv_ops *ephpm_kv_get_ops(void)

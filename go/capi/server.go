@@ -36,6 +36,9 @@ func serverEngine(url, password string, timeout time.Duration, tls remote.TLSFil
 		e, err = etcdkv.NewFromURL(url, password, timeout)
 	default:
 		e, err = remote.New(url, password, timeout, remote.RawSyscalls(), remote.WithTLS(tls))
+		// Lock watchdogs renew on a connection of their own, with Go's
+		// netpoller (a raw wait would keep a P from PHP's thread).
+		renewerFactory = func() (kv.Engine, error) { return remote.New(url, password, timeout, remote.WithTLS(tls)) }
 	}
 	if err != nil {
 		return nil, configError{err}
