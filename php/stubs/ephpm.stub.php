@@ -134,8 +134,14 @@ namespace Ephpm {
 
         private function __construct() {}
 
-        /** Tries until $wait seconds pass; null if not acquired. */
-        public static function acquire(string $name, float $ttl = 30, float $wait = 0): ?Lock {}
+        /**
+         * Tries until $wait seconds pass; null if not acquired. $autoRenew: a
+         * watchdog in the library renews the lock to $ttl every $ttl/3 until
+         * release, the end of the request, the lock being lost, or $maxHold
+         * seconds after acquisition (then it expires one $ttl later).
+         */
+        public static function acquire(string $name, float $ttl = 30, float $wait = 0, bool $autoRenew = false,
+            float $maxHold = 300): ?Lock {}
 
         /**
          * Acquires every name or none: in one order (bytewise sorted), within
