@@ -2,7 +2,8 @@
 Lock::acquire(autoRenew: true, maxHold: 1): a hung holder keeps the lock past its TTL but loses it at maxHold + TTL
 --SKIPIF--
 <?php require __DIR__ . '/skipif.inc'; ephpm_run_once('brings its own segment and ephpm-kv server');
-if (!is_executable(__DIR__ . '/../build/ephpm-kv')) die('skip build/ephpm-kv not built'); ?>
+if (!is_executable(__DIR__ . '/../build/ephpm-kv')) die('skip build/ephpm-kv not built');
+ephpm_skip_under_valgrind('its points are sub-second deadlines of child processes, which valgrind slows several-fold (lock_watchdog_renews and lock_watchdog_lost run the watchdog under valgrind)'); ?>
 --FILE--
 <?php
 declare(strict_types=1);
