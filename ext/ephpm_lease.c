@@ -79,13 +79,21 @@ static void untrack(ephpm_lease *lease)
 	lease->tracked = false;
 }
 
+/* A holder's own op (release, renew) finding its name replaced by another
+ * kind of value (a plain set, or a del and a rate limit since): its lease
+ * went with the old value, as a Lock's does when its key is overwritten. */
+static int gone_if_replaced(int rc, const ephpm_kv_error *err)
+{
+	return rc < 0 && err->code == EPHPM_KV_E_WRONG_TYPE ? 0 : rc;
+}
+
 /* Release by token. 1 released, 0 no longer ours, -1 store error. */
 static int lease_release(ephpm_lease *lease, const ephpm_kv_ops *ops, ephpm_kv_error *err)
 {
 	if (lease->released) {
 		return 0;
 	}
-	int rc = ops->lease_release(STR_ARGS(LEASE_NAME(lease)), STR_ARGS(LEASE_TOKEN(lease)), err);
+	int rc = gone_if_replaced(ops->lease_release(STR_ARGS(LEASE_NAME(lease)), STR_ARGS(LEASE_TOKEN(lease)), err), err);
 	if (rc >= 0) {
 		lease->released = true;
 		untrack(lease);
@@ -253,7 +261,8 @@ void ephpm_lease_refresh(INTERNAL_FUNCTION_PARAMETERS)
 	}
 	ephpm_kv_error err;
 	int64_t started = ephpm_monotonic_ns();
-	int rc = ops->lease_renew(STR_ARGS(LEASE_NAME(lease)), STR_ARGS(LEASE_TOKEN(lease)), ttl_ns, &err);
+	int rc = gone_if_replaced(ops->lease_renew(STR_ARGS(LEASE_NAME(lease)), STR_ARGS(LEASE_TOKEN(lease)), ttl_ns,
+		&err), &err);
 	if (rc < 0) {
 		ephpm_throw_store_error(&err);
 		RETURN_THROWS();
@@ -306,7 +315,8 @@ void ephpm_lease_is_acquired(INTERNAL_FUNCTION_PARAMETERS)
 		RETURN_THROWS();
 	}
 	ephpm_kv_error err;
-	int rc = ops->lease_renew(STR_ARGS(LEASE_NAME(lease)), STR_ARGS(LEASE_TOKEN(lease)), left, &err);
+	int rc = gone_if_replaced(ops->lease_renew(STR_ARGS(LEASE_NAME(lease)), STR_ARGS(LEASE_TOKEN(lease)), left,
+		&err), &err);
 	if (rc < 0) {
 		ephpm_throw_store_error(&err);
 		RETURN_THROWS();

@@ -24,11 +24,18 @@ echo 'holders on a rate log: ', ephpm_test_code_of(fn() => Ephpm\Semaphore::hold
 
 // A plain del frees every holder (an admin's reset; a holder never does it).
 var_dump(ephpm_kv_del('leased'), Ephpm\Semaphore::holders('leased'), $sem->isAcquired());
-// and a plain set replaces the lease set: then it is a plain value.
+// A plain set replaces the lease set: its holders' leases went with it, as
+// a Lock's does when its key is overwritten (false, not WRONG_TYPE).
 $w = Ephpm\ReadWriteLock::write('replaced');
 ephpm_kv_set('replaced', 'plain now');
-echo 'release over a plain value: ', ephpm_test_code_of(fn() => $w->release()), "\n";
+echo 'holder over a plain value: ', ephpm_test_code_of(function () use ($w) {
+    echo json_encode([$w->isAcquired(), $w->refresh(), $w->release()]), ', ';
+}), "\n";
 var_dump(ephpm_kv_get('replaced'));
+$s = Ephpm\Semaphore::acquire('replaced2', 2);
+ephpm_kv_del('replaced2');
+ephpm_kv_rate_limit('replaced2', 5, 10);
+unset($s); // no warning: nothing of its own to release
 ?>
 --EXPECT--
 read: WRONG_TYPE
@@ -44,5 +51,5 @@ holders on a rate log: WRONG_TYPE
 int(1)
 int(0)
 bool(false)
-release over a plain value: WRONG_TYPE
+holder over a plain value: [false,false,false], no exception
 string(9) "plain now"

@@ -245,7 +245,10 @@ namespace Ephpm {
         /** Renews this holder's lease to $ttl seconds (default: the acquire TTL); false if lost. */
         public function refresh(?float $ttl = null): bool {}
 
-        /** Gives this holder's lease back; false when it was no longer held or already released. */
+        /**
+         * Gives this holder's lease back; false when it was no longer held (expired,
+         * or the name deleted or overwritten) or already released.
+         */
         public function release(): bool {}
 
         /** This holder's lease is live. */
@@ -282,7 +285,10 @@ namespace Ephpm {
         /** Renews this permit to $ttl seconds (default: the acquire TTL); false if lost. */
         public function refresh(?float $ttl = null): bool {}
 
-        /** Gives this permit back; false when it was no longer held or already released. */
+        /**
+         * Gives this permit back; false when it was no longer held (expired, or the
+         * name deleted or overwritten) or already released.
+         */
         public function release(): bool {}
 
         /** This permit is live. */
