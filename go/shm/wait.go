@@ -29,6 +29,14 @@ func (e *Engine) WaitRelease(key string, max time.Duration) (bool, error) {
 		e.unlock(st, false)
 		return true, nil
 	}
+	// A lease set: a holder (or a writer's intent) may leave by expiry,
+	// with no release to wake us, long before the set's own deadline.
+	if w := e.leaseWake(off, now); w == 0 {
+		e.unlock(st, false)
+		return true, nil
+	} else if w > 0 && (d == 0 || w < d) {
+		d = w
+	}
 	end, byTTL := addSat(now, int64(max)), false
 	if d != 0 && d < end {
 		end, byTTL = d, true
