@@ -430,3 +430,30 @@ func (e *Engine) leaseWake(off uint64, now int64) int64 {
 	e.scanLease(off, e.recValue(off, r), nil, now, &sc)
 	return sc.first
 }
+
+// familyProblem checks a lease set or rate log for Verify: its tail inside
+// its block, a rate ring's state in range, and no lease entry expiring
+// after the record (the deadline is never below an entry's expiry, even
+// across a crash); "" = good.
+func (e *Engine) familyProblem(off uint64, r *record) string {
+	if r.flags&(flagLease|flagRate) == 0 {
+		return ""
+	}
+	if !e.tailFits(off, r) {
+		return "lease set or rate log larger than its block"
+	}
+	if r.flags&flagRate != 0 {
+		capacity := uint64(binary.LittleEndian.Uint32(e.recValue(off, r)[4:]))
+		w := *(*uint64)(e.at(e.tail(off, r)))
+		if capacity == 0 || w&(1<<32-1) >= capacity || w>>32 > capacity {
+			return fmt.Sprintf("rate ring state %#x out of its capacity %d", w, capacity)
+		}
+		return ""
+	}
+	var sc leaseScan
+	e.scanLease(off, e.recValue(off, r), nil, 0, &sc)
+	if r.deadline != 0 && sc.latest > r.deadline {
+		return fmt.Sprintf("an entry expires at %d, after its set's deadline %d", sc.latest, r.deadline)
+	}
+	return ""
+}
