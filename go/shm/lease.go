@@ -226,17 +226,23 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 		now, sc := c.read(), &op.sc
 		holds := sc.holds()
 		var ok bool
-		switch mode {
-		case kv.LeaseExclusive:
+		switch {
+		case holds && sc.self.mode == uint8(mode):
+			ok = true // a renewal, whatever the others hold
+		case mode == kv.LeaseExclusive:
 			ok = sc.others == 0
-		case kv.LeaseShared:
+		case mode == kv.LeaseShared:
 			// Another token's intent keeps new readers out (writer
 			// preference); a reader that holds may renew.
 			ok = !sc.excl && (holds || sc.intents == 0)
-		case kv.LeasePermit:
+		case mode == kv.LeasePermit:
 			ok = sc.others < limit
 		}
-		ok = ok && (holds || sc.others < kv.MaxLeaseHolders)
+		if ok && !holds && sc.others >= kv.MaxLeaseHolders {
+			// Not "someone else holds it": the set is as large as a key's gets.
+			e.unlock(op.st, sc.dropped)
+			return 0, false, fmt.Errorf("%w: %q has %d holders, the most one key takes", kv.ErrFull, key, kv.MaxLeaseHolders)
+		}
 		next := leaseEntry{mode: uint8(mode), exp: addSat(now, int64(ttl))}
 		fresh := false
 		switch {
@@ -258,7 +264,7 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 			}
 			if sc.intents >= kv.MaxLeaseHolders {
 				e.unlock(op.st, sc.dropped)
-				return 0, false, nil
+				return 0, false, fmt.Errorf("%w: %q has %d writers' intents, the most one key takes", kv.ErrFull, key, kv.MaxLeaseHolders)
 			}
 		default:
 			e.unlock(op.st, sc.dropped)

@@ -218,8 +218,8 @@ func TestLeaseMaxHolders(t *testing.T) {
 			t.Fatalf("reader %d refused", i)
 		}
 	}
-	if _, ok := acquire(t, e, "many", tok(kv.MaxLeaseHolders), kv.LeaseShared, 0, time.Minute, 0); ok {
-		t.Fatal("a reader past MaxLeaseHolders")
+	if _, ok, err := e.LeaseAcquire("many", []byte(tok(kv.MaxLeaseHolders)), kv.LeaseShared, 0, time.Minute, 0); ok || !errors.Is(err, kv.ErrFull) {
+		t.Fatalf("a reader past MaxLeaseHolders: %v %v, want kv.ErrFull", ok, err)
 	}
 	if _, ok := acquire(t, e, "many", tok(7), kv.LeaseShared, 0, time.Hour, 0); !ok {
 		t.Fatal("a holder could not renew at MaxLeaseHolders")
