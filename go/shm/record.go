@@ -76,14 +76,26 @@ func (e *Engine) checksum(off uint64, r *record) uint32 {
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // writeRecord fills an allocated block completely, checksum last. It is not
-// reachable yet: nobody reads it until it is published.
+// reachable yet: nobody reads it until it is published. (openRecord is its
+// two-step form; this one stays whole for the lock pair's hot path.)
 func (e *Engine) writeRecord(off uint64, class uint64, kind uint8, h uint32, key string, stored []byte, plainLen int, compressed bool, deadline int64) {
-	var flags uint8
+	r := e.rec(off)
+	r.next = 0
+	r.deadline = deadline
+	r.hash = h
+	r.kind = kind
+	r.flags = 0
 	if compressed {
-		flags = flagCompressed
+		r.flags = flagCompressed
 	}
-	copy(e.openRecord(off, class, kind, flags, h, key, len(stored), plainLen, deadline), stored)
-	e.sealRecord(off)
+	r.class = uint8(class)
+	r.keyLen = uint32(len(key))
+	r.storedLen = uint32(len(stored))
+	r.plainLen = uint32(plainLen)
+	dst := unsafe.Slice((*byte)(e.at(off+recHeader)), len(key)+len(stored))
+	copy(dst, key)
+	copy(dst[len(key):], stored)
+	r.sum = e.checksum(off, r)
 }
 
 // openRecord writes an allocated block's header (all but the checksum) and
