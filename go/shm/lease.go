@@ -26,7 +26,8 @@ import (
 // its dead entries and publishes it in place of the old (install, as Incr
 // does), so a process killed at any instruction leaves the old set or the
 // new one. The record's deadline is the latest expiry among its live
-// entries; the last one leaving deletes the key.
+// entries; the last one leaving deletes the key. A set is bounded by
+// kv.MaxLeaseHolders (and as many intents), not by max_value_size.
 
 var _ kv.Leases = (*Engine)(nil)
 
