@@ -14,6 +14,7 @@ $hold = ephpm_test_on_etcd() ? 1.5 : 0.3;
 // runtime does not survive fork()). One reader holds for $hold s.
 $reader = pcntl_fork();
 if ($reader === 0) {
+    pcntl_alarm(30); // a failing parent must not leave it behind
     $r = Ephpm\ReadWriteLock::read($name, 30);
     ephpm_kv_set("$name:ready", '1');
     usleep((int) ($hold * 1e6));
@@ -24,6 +25,7 @@ if ($reader === 0) {
 // Exit code 1: refused; 2: let in ahead of the writer.
 $probe = pcntl_fork();
 if ($probe === 0) {
+    pcntl_alarm(30);
     while (!ephpm_kv_exists("$name:writing")) {
         usleep(1000);
     }
@@ -38,7 +40,7 @@ $start = microtime(true);
 var_dump(Ephpm\ReadWriteLock::write($name, 30, 0.05));
 $late = Ephpm\ReadWriteLock::read($name, 30);
 var_dump($late !== null);
-$late->release();
+$late?->release();
 
 // Long enough: it waits out the reader; a reader arriving meanwhile is refused.
 ephpm_kv_set("$name:writing", '1');
