@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"strconv"
 	"strings"
+
+	"github.com/ephpm/ephpm-kv/kv"
 )
 
 // The operations a Valkey or Redis has no command for, as Lua scripts. A
@@ -69,6 +71,33 @@ local function set(key, value, ms)
 end
 `
 
+// luaNow is the server's clock in microseconds (below 2^53: exact).
+const luaNow = `
+local function now_us()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+`
+
+// luaFenceCounter: fence_counter reads and checks the fence counter, to be
+// called before anything is touched (see scriptSetNXFenced); next_fence
+// then issues the next fence, as a string: the counter plus one, or the
+// clock when higher.
+const luaFenceCounter = `
+local function fence_counter(key)
+  local c = redis.call('GET', key) or '0'
+  if not string.find(c, '^%d+$') or #c > 16 or tonumber(c) >= 9007199254740991 then
+    error(redis.error_reply('ERR value is not an integer or out of range'))
+  end
+  return tonumber(c)
+end
+local function next_fence(key, last, now)
+  local f = string.format('%.0f', math.max(last + 1, now))
+  redis.call('SET', key, f)
+  return f
+end
+`
+
 var (
 	// KEYS: key; ARGV: token. 1 when deleted.
 	scriptDelIfEq = newScript(`
@@ -116,17 +145,9 @@ return n`)
 	// that another client wrote out of that range (or not as digits) is
 	// refused before the lock is touched: its next value would not rise
 	// or not parse, after the lock was taken.
-	scriptSetNXFenced = newScript(luaSet + `
+	scriptSetNXFenced = newScript(luaSet + luaNow + luaFenceCounter + `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local c = redis.call('GET', KEYS[2]) or '0'
-if not string.find(c, '^%d+$') or #c > 16 or tonumber(c) >= 9007199254740991 then
-  return redis.error_reply('ERR value is not an integer or out of range')
-end
-local last = tonumber(c)
-local f = string.format('%.0f', math.max(last + 1, now))
-redis.call('SET', KEYS[2], f)
+local f = next_fence(KEYS[2], fence_counter(KEYS[2]), now_us())
 set(KEYS[1], ARGV[1], ARGV[2])
 return f`)
 
@@ -201,3 +222,157 @@ func hashTag(key string) (string, bool) {
 	}
 	return "", false
 }
+
+// The lease and rate-limit scripts (kv.Leases, kv.RateLimiter).
+//
+// Representation: a lease set is a Redis hash, token -> "mode expiry
+// fence" (mode 1 shared, 2 exclusive, 3 permit, 0 a writer's intent;
+// expiry in microseconds of the server's TIME; the fence as decimal
+// digits), and a rate log is a sorted set of the admitted calls, scored by
+// their time in microseconds. Redis's own types rather than a packed
+// string: a plain value (or the other family's key) is told apart by
+// Redis itself, which answers WRONGTYPE (kv.ErrNotLease), where a magic
+// prefix could be faked by any SET; and a rate limiter with a limit of
+// thousands admits a call with one ZADD and trims with one
+// ZREMRANGEBYSCORE, instead of reading and rewriting a string of every
+// timestamp on each call. The cost: GET on such a key is WRONGTYPE in
+// Redis (DEL, EXISTS and PTTL work as on any key).
+//
+// Every script reads TIME once (allowed since Redis 5, whose scripts
+// replicate their effects, not themselves). The key's own expiry is the
+// latest expiry among its entries, in milliseconds rounded up, so Redis
+// never drops a key with a live entry; expired entries are dropped by the
+// script that meets them.
+
+// luaLeases loads a lease set (HGETALL: WRONGTYPE for a key of another
+// type; an entry not in the format is one too) and saves it back.
+const luaLeases = luaNow + `
+local wrongtype = 'WRONGTYPE Operation against a key holding the wrong kind of value'
+-- live: token -> {m = mode, x = expiry, f = fence}; dead: expired tokens.
+local function load(key, now)
+  local all = redis.call('HGETALL', key)
+  local live, dead = {}, {}
+  for i = 1, #all, 2 do
+    local m, x, f = string.match(all[i + 1], '^([0-3]) (%d+) (%d+)$')
+    if not m then error(redis.error_reply(wrongtype)) end
+    x = tonumber(x)
+    if x <= now then dead[#dead + 1] = all[i] else live[all[i]] = {m = tonumber(m), x = x, f = f} end
+  end
+  return live, dead
+end
+local function put(key, tok, e)
+  redis.call('HSET', key, tok, string.format('%d %.0f %s', e.m, e.x, e.f))
+end
+-- Drops the dead entries and sets the key's expiry to its latest entry's
+-- (the key goes with its last entry).
+local function save(key, live, dead)
+  local max = 0
+  for _, e in pairs(live) do if e.x > max then max = e.x end end
+  if max == 0 then redis.call('DEL', key) return end
+  for i = 1, #dead, 1000 do redis.call('HDEL', key, unpack(dead, i, math.min(i + 999, #dead))) end
+  redis.call('PEXPIREAT', key, string.format('%.0f', math.ceil(max / 1000)))
+end
+`
+
+// maxIntents bounds the writers' intents one lease set records, as
+// kv.MaxLeaseHolders bounds its holders.
+const maxIntents = kv.MaxLeaseHolders
+
+var (
+	// KEYS: key, fence counter; ARGV: token, mode (1 shared, 2
+	// exclusive, 3 permit), permits, ms, intent ms. The fence (a string)
+	// when granted, else 0. What grants what is kv.Leases's contract.
+	scriptLeaseAcquire = newScript(luaLeases + luaFenceCounter + `
+local now = now_us()
+local last = fence_counter(KEYS[2])
+local live, dead = load(KEYS[1], now)
+local tok, mode, limit = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local exp = now + tonumber(ARGV[4]) * 1000
+local others, exclusive, intent, intents = 0, false, false, 0
+for k, e in pairs(live) do
+  if e.m == 0 then
+    intents = intents + 1
+    if k ~= tok then intent = true end
+  elseif k ~= tok then
+    others = others + 1
+    if e.m == 2 then exclusive = true end
+  end
+end
+local mine = live[tok]
+local held = mine ~= nil and mine.m ~= 0
+local ok
+if held then
+  ok = mode ~= 2 or mine.m == 2 or others == 0
+elseif others >= ` + strconv.Itoa(kv.MaxLeaseHolders) + ` then
+  ok = false
+elseif mode == 1 then
+  ok = not exclusive and not intent
+elseif mode == 2 then
+  ok = others == 0
+else
+  ok = others < limit
+end
+local fence = 0
+if ok then
+  if held then fence = mine.f else fence = next_fence(KEYS[2], last, now) end
+  live[tok] = {m = mode, x = exp, f = fence}
+  put(KEYS[1], tok, live[tok])
+elseif mode == 2 and not held and ARGV[5] ~= '0' and (mine or intents < ` + strconv.Itoa(maxIntents) + `) then
+  live[tok] = {m = 0, x = now + math.min(tonumber(ARGV[5]), tonumber(ARGV[4])) * 1000, f = '0'}
+  put(KEYS[1], tok, live[tok])
+end
+save(KEYS[1], live, dead)
+return fence`)
+
+	// KEYS: key; ARGV: token. Drops token's entry; 1 when it was a lease.
+	scriptLeaseRelease = newScript(luaLeases + `
+local live, dead = load(KEYS[1], now_us())
+local mine = live[ARGV[1]]
+if not mine then save(KEYS[1], live, dead) return 0 end
+live[ARGV[1]] = nil
+redis.call('HDEL', KEYS[1], ARGV[1])
+save(KEYS[1], live, dead)
+if mine.m == 0 then return 0 end
+return 1`)
+
+	// KEYS: key; ARGV: token, ms. 1 when token's live lease was renewed.
+	scriptLeaseRenew = newScript(luaLeases + `
+local now = now_us()
+local live, dead = load(KEYS[1], now)
+local mine = live[ARGV[1]]
+if not mine or mine.m == 0 then save(KEYS[1], live, dead) return 0 end
+mine.x = now + tonumber(ARGV[2]) * 1000
+put(KEYS[1], ARGV[1], mine)
+save(KEYS[1], live, dead)
+return 1`)
+
+	// KEYS: key. The number of live holders (intents are not).
+	scriptLeaseCount = newScript(luaLeases + `
+local live = load(KEYS[1], now_us())
+local n = 0
+for _, e in pairs(live) do if e.m ~= 0 then n = n + 1 end end
+return n`)
+
+	// KEYS: key; ARGV: limit, window ms. {1, remaining, 0} when admitted
+	// (recorded at the server's time), else {0, 0, microseconds until
+	// enough admitted calls leave the window}. A call at the same
+	// microsecond as another gets a member of its own.
+	scriptRateLimit = newScript(luaNow + `
+local now = now_us()
+local limit, w = tonumber(ARGV[1]), tonumber(ARGV[2]) * 1000
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - w))
+local n = redis.call('ZCARD', KEYS[1])
+if n < limit then
+  local m = string.format('%.0f', now)
+  if redis.call('ZSCORE', KEYS[1], m) then
+    local i = 1
+    while redis.call('ZSCORE', KEYS[1], m .. '.' .. i) do i = i + 1 end
+    m = m .. '.' .. i
+  end
+  redis.call('ZADD', KEYS[1], string.format('%.0f', now), m)
+  redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', math.ceil((now + w) / 1000)))
+  return {1, limit - n - 1, 0}
+end
+local at = redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')
+return {0, 0, tonumber(at[2]) + w - now}`)
+)

@@ -1,0 +1,147 @@
+package remote
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ephpm/ephpm-kv/kv"
+	"github.com/ephpm/ephpm-kv/kv/kvtest"
+)
+
+// leaseEngine is an engine with both optional interfaces.
+type leaseEngine interface {
+	kv.Engine
+	kv.Leases
+	kv.RateLimiter
+}
+
+// checkLeaseWire runs each operation once through the wire and the
+// script or command behind it, with the names and values a server sees
+// (tag: a hash tag the names share, for a cluster). The full semantics are
+// the kvtest conformance cases'; these are the paths only a remote engine
+// has: arguments, replies, the fence counter, WRONGTYPE.
+func checkLeaseWire(t *testing.T, e leaseEngine, tag string) {
+	t.Helper()
+	key, plain, rate := tag+"rw", tag+"plain", tag+"rate"
+	a, b, c := []byte("A"), []byte("B"), []byte("C")
+	lock, _, err := e.SetNXFenced(tag+"lock", a, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fa, ok, err := e.LeaseAcquire(key, a, kv.LeaseShared, 0, time.Minute, 0)
+	if !ok || err != nil || fa <= lock {
+		t.Fatalf("reader A: %d, %v, %v (the lock's fence %d)", fa, ok, err, lock)
+	}
+	fb, ok, err := e.LeaseAcquire(key, b, kv.LeaseShared, 0, time.Minute, 0)
+	if !ok || err != nil || fb <= fa {
+		t.Fatalf("reader B: %d, %v, %v", fb, ok, err)
+	}
+	// A writer is refused and records its intent; a new reader is then
+	// refused, a holder renews with its own fence.
+	if f, ok, err := e.LeaseAcquire(key, c, kv.LeaseExclusive, 0, time.Minute, time.Minute); ok || err != nil || f != 0 {
+		t.Fatalf("writer C with readers: %d, %v, %v", f, ok, err)
+	}
+	if _, ok, err := e.LeaseAcquire(key, []byte("D"), kv.LeaseShared, 0, time.Minute, 0); ok || err != nil {
+		t.Fatalf("reader D past C's intent: %v, %v", ok, err)
+	}
+	if f, ok, err := e.LeaseAcquire(key, a, kv.LeaseShared, 0, 2*time.Minute, 0); !ok || err != nil || f != fa {
+		t.Fatalf("reader A renewing: %d, %v, %v; want fence %d", f, ok, err, fa)
+	}
+	if n, err := e.LeaseCount(key); n != 2 || err != nil {
+		t.Fatalf("count: %d, %v; want 2 (the intent is not a holder)", n, err)
+	}
+	if ok, err := e.LeaseRenew(key, b, time.Minute); !ok || err != nil {
+		t.Fatalf("renew B: %v, %v", ok, err)
+	}
+	if ok, err := e.LeaseRenew(key, c, time.Minute); ok || err != nil {
+		t.Fatalf("renew of an intent: %v, %v; want false", ok, err)
+	}
+	for _, tok := range [][]byte{a, b} {
+		if ok, err := e.LeaseRelease(key, tok); !ok || err != nil {
+			t.Fatalf("release %s: %v, %v", tok, ok, err)
+		}
+	}
+	fc, ok, err := e.LeaseAcquire(key, c, kv.LeaseExclusive, 0, time.Minute, time.Minute)
+	if !ok || err != nil || fc <= fb {
+		t.Fatalf("writer C once alone: %d, %v, %v", fc, ok, err)
+	}
+	if ok, err := e.LeaseRelease(key, c); !ok || err != nil {
+		t.Fatalf("release C: %v, %v", ok, err)
+	}
+	if ok, err := e.Exists(key); ok || err != nil {
+		t.Fatalf("the key outlived its last entry: %v, %v", ok, err)
+	}
+	// Permits.
+	sem := tag + "sem"
+	for i, tok := range [][]byte{a, b} {
+		if _, ok, err := e.LeaseAcquire(sem, tok, kv.LeasePermit, 2, time.Minute, 0); !ok || err != nil {
+			t.Fatalf("permit %d: %v, %v", i, ok, err)
+		}
+	}
+	if _, ok, err := e.LeaseAcquire(sem, c, kv.LeasePermit, 2, time.Minute, 0); ok || err != nil {
+		t.Fatalf("a third permit of 2: %v, %v", ok, err)
+	}
+	if ttl, err := e.TTL(sem); err != nil || ttl <= 50*time.Second || ttl > time.Minute+2*time.Millisecond {
+		t.Fatalf("the set's TTL %v, %v; want its latest entry's, a minute (rounded up to the millisecond)", ttl, err)
+	}
+	// A plain value, and the other family's key: WRONGTYPE.
+	if err := e.Set(plain, a, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.LeaseAcquire(plain, a, kv.LeaseShared, 0, time.Minute, 0); !errors.Is(err, kv.ErrNotLease) {
+		t.Fatalf("acquire on a plain value: %v", err)
+	}
+	if _, _, _, err := e.RateLimit(sem, 1, time.Minute); !errors.Is(err, kv.ErrNotLease) {
+		t.Fatalf("rate limit on a lease set: %v", err)
+	}
+	// Rate limit: 2 a minute.
+	for i := int64(0); i < 2; i++ {
+		if ok, left, retry, err := e.RateLimit(rate, 2, time.Minute); !ok || left != 1-i || retry != 0 || err != nil {
+			t.Fatalf("call %d: %v, %d, %v, %v", i, ok, left, retry, err)
+		}
+	}
+	ok, left, retry, err := e.RateLimit(rate, 2, time.Minute)
+	if ok || left != 0 || retry <= 50*time.Second || retry > time.Minute || err != nil {
+		t.Fatalf("third call: %v, %d, %v, %v; want refused, retry in about a minute", ok, left, retry, err)
+	}
+	if _, err := e.LeaseCount(rate); !errors.Is(err, kv.ErrNotLease) {
+		t.Fatalf("lease count of a rate log: %v", err)
+	}
+	// Bad arguments are refused before anything is sent.
+	if _, _, err := e.LeaseAcquire(key, nil, kv.LeaseShared, 0, time.Minute, 0); !errors.Is(err, kv.ErrBadLease) {
+		t.Fatalf("empty token: %v", err)
+	}
+	if _, _, _, err := e.RateLimit(rate, kv.MaxRateLimit+1, time.Minute); !errors.Is(err, kv.ErrBadLease) {
+		t.Fatalf("limit over the maximum: %v", err)
+	}
+}
+
+func TestRedisLeaseWire(t *testing.T) {
+	sock := redisSocket(t)
+	openRedis(t, sock, kvtest.DefaultConfig)
+	checkLeaseWire(t, newEngine(t, "unix://"+sock, "", 5*time.Second), "")
+	if typ := redisCmd(t, sock, "TYPE", "sem"); typ != "hash" {
+		t.Errorf("a lease set is a %s", typ)
+	}
+}
+
+func TestRedisClusterLeaseWire(t *testing.T) {
+	url, socks := redisCluster(t)
+	for _, s := range socks {
+		openRedisWarm(t, s, kvtest.DefaultConfig, servedKey(t, s))
+	}
+	checkLeaseWire(t, newCluster(t, url), "{lw}")
+}
+
+// A raw Redis client sees the refusals of a lease script word for word.
+func TestRedisLeaseRefusalsRaw(t *testing.T) {
+	sock := redisSocket(t)
+	openRedis(t, sock, kvtest.DefaultConfig)
+	redisCmd(t, sock, "SET", "plain", "v")
+	_, err := redisTry(sock, "EVAL", scriptLeaseAcquire.src, "2", "plain", fenceCounterKey, "A", "1", "0", "1000", "0")
+	if err == nil || !strings.Contains(err.Error(), ": WRONGTYPE Operation against a key holding the wrong kind of value") {
+		t.Fatalf("a lease on a plain value: %v", err)
+	}
+}
