@@ -122,7 +122,7 @@ func TestRedisLeaseWire(t *testing.T) {
 	sock := redisSocket(t)
 	openRedis(t, sock, kvtest.DefaultConfig)
 	checkLeaseWire(t, newEngine(t, "unix://"+sock, "", 5*time.Second), "")
-	if typ := redisCmd(t, sock, "TYPE", "sem"); typ != "hash" {
+	if typ := redisCmd(t, sock, "TYPE", "sem"); typ != "string" {
 		t.Errorf("a lease set is a %s", typ)
 	}
 }

@@ -3,6 +3,7 @@ package remote
 import (
 	"crypto/sha1"
 	"encoding/hex"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -225,58 +226,68 @@ func hashTag(key string) (string, bool) {
 
 // The lease and rate-limit scripts (kv.Leases, kv.RateLimiter).
 //
-// Representation: a lease set is a Redis hash, token -> "mode expiry
-// fence" (mode 1 shared, 2 exclusive, 3 permit, 0 a writer's intent;
-// expiry in microseconds of the server's TIME; the fence as decimal
-// digits), and a rate log is a sorted set of the admitted calls, scored by
-// their time in microseconds. Redis's own types rather than a packed
-// string: a plain value (or the other family's key) is told apart by
-// Redis itself, which answers WRONGTYPE (kv.ErrNotLease), where a magic
-// prefix could be faked by any SET; and a rate limiter with a limit of
-// thousands admits a call with one ZADD and trims with one
-// ZREMRANGEBYSCORE, instead of reading and rewriting a string of every
-// timestamp on each call. The cost: GET on such a key is WRONGTYPE in
-// Redis (DEL, EXISTS and PTTL work as on any key).
+// Representation: a packed string, as the ephpm-kv server stores them, so
+// GET, DEL, EXISTS and PTTL treat such a key as any key (kv.Leases's
+// contract: GET finds it; a Redis hash or sorted set would be WRONGTYPE
+// to GET). A lease set is "L\1", then per entry (struct.pack, big-endian)
+// mode (1 shared, 2 exclusive, 3 permit, 0 a writer's intent), expiry and
+// fence (8-byte integers: microseconds of the server's TIME, and the
+// counter's fence, both below 2^53, exact in Lua's doubles), the token's
+// length (1 byte) and the token. A rate log is "R\1", then the admitted
+// calls' times (8-byte integers, oldest first): a call trims the ones out
+// of the window by a binary search and one substring, so it unpacks
+// O(log limit) numbers, not the whole log. A value without its family's
+// header (a plain SET, the other family's, or one cut short) is refused
+// with Redis's WRONGTYPE (kv.ErrNotLease) before anything is written, as
+// is a key of another Redis type by GET itself.
 //
 // Every script reads TIME once (allowed since Redis 5, whose scripts
-// replicate their effects, not themselves). The key's own expiry is the
-// latest expiry among its entries, in milliseconds rounded up, so Redis
-// never drops a key with a live entry; expired entries are dropped by the
-// script that meets them.
+// replicate their effects, not themselves). A lease key's own expiry is
+// its latest entry's, a rate log's one window after its latest call, in
+// milliseconds rounded up, so Redis never drops a key with a live entry.
+// A write is a SET, which a Redis over its maxmemory refuses (kv.ErrFull,
+// never a false): a renewal or a release (but of the last entry, a DEL)
+// at a full server fails loudly.
 
-// luaLeases loads a lease set (HGETALL: WRONGTYPE for a key of another
-// type; an entry not in the format is one too) and saves it back.
-const luaLeases = luaNow + `
-local wrongtype = 'WRONGTYPE Operation against a key holding the wrong kind of value'
--- live: token -> {m = mode, x = expiry, f = fence}; dead: expired tokens.
+const luaWrongType = `
+local wrongtype = '` + kv.RESPWrongType + `'
+`
+
+// luaLeases loads a lease set and saves it back.
+const luaLeases = luaNow + luaWrongType + `
+-- live: token -> {m = mode, x = expiry, f = fence}; expired entries are
+-- left out, and go with the next save.
 local function load(key, now)
-  local all = redis.call('HGETALL', key)
-  local live, dead = {}, {}
-  for i = 1, #all, 2 do
-    local m, x, f = string.match(all[i + 1], '^([0-3]) (%d+) (%d+)$')
-    if not m then error(redis.error_reply(wrongtype)) end
-    x = tonumber(x)
-    if x <= now then dead[#dead + 1] = all[i] else live[all[i]] = {m = tonumber(m), x = x, f = f} end
+  local v = redis.call('GET', key)
+  local live = {}
+  if not v then return live end
+  if v:sub(1, 2) ~= 'L\1' then error(redis.error_reply(wrongtype)) end
+  local pos, n = 3, #v
+  while pos <= n do
+    if pos + 17 > n then error(redis.error_reply(wrongtype)) end
+    local m, x, f, l, p = struct.unpack('>Bi8i8B', v, pos)
+    if m > 3 or p + l - 1 > n then error(redis.error_reply(wrongtype)) end
+    if x > now then live[v:sub(p, p + l - 1)] = {m = m, x = x, f = f} end
+    pos = p + l
   end
-  return live, dead
+  return live
 end
-local function put(key, tok, e)
-  redis.call('HSET', key, tok, string.format('%d %.0f %s', e.m, e.x, e.f))
-end
--- Drops the dead entries and sets the key's expiry to its latest entry's
--- (the key goes with its last entry).
-local function save(key, live, dead)
-  local max = 0
-  for _, e in pairs(live) do if e.x > max then max = e.x end end
+-- The key's expiry is its latest entry's; it goes with its last entry.
+local function save(key, live)
+  local parts, max = {'L\1'}, 0
+  for tok, e in pairs(live) do
+    parts[#parts + 1] = struct.pack('>Bi8i8B', e.m, e.x, e.f, #tok) .. tok
+    if e.x > max then max = e.x end
+  end
   if max == 0 then redis.call('DEL', key) return end
-  for i = 1, #dead, 1000 do redis.call('HDEL', key, unpack(dead, i, math.min(i + 999, #dead))) end
+  redis.call('SET', key, table.concat(parts))
   redis.call('PEXPIREAT', key, string.format('%.0f', math.ceil(max / 1000)))
 end
 `
 
-// maxIntents bounds the writers' intents one lease set records, as
-// kv.MaxLeaseHolders bounds its holders.
-const maxIntents = kv.MaxLeaseHolders
+// errTooManyHolders is the reply to a new holder past kv.MaxLeaseHolders
+// (or a writer's intent past as many intents): an error, never a false.
+var errTooManyHolders = kv.RESPReply(fmt.Errorf("%w: a lease key holds at most %d holders (and %d writers' intents)", kv.ErrFull, kv.MaxLeaseHolders, kv.MaxLeaseHolders))
 
 var (
 	// KEYS: key, fence counter; ARGV: token, mode (1 shared, 2
@@ -285,9 +296,8 @@ var (
 	scriptLeaseAcquire = newScript(luaLeases + luaFenceCounter + `
 local now = now_us()
 local last = fence_counter(KEYS[2])
-local live, dead = load(KEYS[1], now)
+local live = load(KEYS[1], now)
 local tok, mode, limit = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-local exp = now + tonumber(ARGV[4]) * 1000
 local others, exclusive, intent, intents = 0, false, false, 0
 for k, e in pairs(live) do
   if e.m == 0 then
@@ -303,8 +313,6 @@ local held = mine ~= nil and mine.m ~= 0
 local ok
 if held then
   ok = mode ~= 2 or mine.m == 2 or others == 0
-elseif others >= ` + strconv.Itoa(kv.MaxLeaseHolders) + ` then
-  ok = false
 elseif mode == 1 then
   ok = not exclusive and not intent
 elseif mode == 2 then
@@ -312,67 +320,74 @@ elseif mode == 2 then
 else
   ok = others < limit
 end
+if ok and not held and others >= ` + strconv.Itoa(kv.MaxLeaseHolders) + ` then
+  return redis.error_reply([=[` + errTooManyHolders + `]=])
+end
 local fence = 0
 if ok then
   if held then fence = mine.f else fence = next_fence(KEYS[2], last, now) end
-  live[tok] = {m = mode, x = exp, f = fence}
-  put(KEYS[1], tok, live[tok])
-elseif mode == 2 and not held and ARGV[5] ~= '0' and (mine or intents < ` + strconv.Itoa(maxIntents) + `) then
-  live[tok] = {m = 0, x = now + math.min(tonumber(ARGV[5]), tonumber(ARGV[4])) * 1000, f = '0'}
-  put(KEYS[1], tok, live[tok])
+  live[tok] = {m = mode, x = now + tonumber(ARGV[4]) * 1000, f = tonumber(fence)}
+elseif mode == 2 and not held and ARGV[5] ~= '0' then
+  if not mine and intents >= ` + strconv.Itoa(kv.MaxLeaseHolders) + ` then
+    return redis.error_reply([=[` + errTooManyHolders + `]=])
+  end
+  live[tok] = {m = 0, x = now + math.min(tonumber(ARGV[5]), tonumber(ARGV[4])) * 1000, f = 0}
 end
-save(KEYS[1], live, dead)
-return fence`)
+save(KEYS[1], live)
+if ok then return string.format('%.0f', fence) end
+return 0`)
 
 	// KEYS: key; ARGV: token. Drops token's entry; 1 when it was a lease.
 	scriptLeaseRelease = newScript(luaLeases + `
-local live, dead = load(KEYS[1], now_us())
+local live = load(KEYS[1], now_us())
 local mine = live[ARGV[1]]
-if not mine then save(KEYS[1], live, dead) return 0 end
+if not mine then return 0 end
 live[ARGV[1]] = nil
-redis.call('HDEL', KEYS[1], ARGV[1])
-save(KEYS[1], live, dead)
+save(KEYS[1], live)
 if mine.m == 0 then return 0 end
 return 1`)
 
 	// KEYS: key; ARGV: token, ms. 1 when token's live lease was renewed.
 	scriptLeaseRenew = newScript(luaLeases + `
 local now = now_us()
-local live, dead = load(KEYS[1], now)
+local live = load(KEYS[1], now)
 local mine = live[ARGV[1]]
-if not mine or mine.m == 0 then save(KEYS[1], live, dead) return 0 end
+if not mine or mine.m == 0 then return 0 end
 mine.x = now + tonumber(ARGV[2]) * 1000
-put(KEYS[1], ARGV[1], mine)
-save(KEYS[1], live, dead)
+save(KEYS[1], live)
 return 1`)
 
 	// KEYS: key. The number of live holders (intents are not).
 	scriptLeaseCount = newScript(luaLeases + `
-local live = load(KEYS[1], now_us())
 local n = 0
-for _, e in pairs(live) do if e.m ~= 0 then n = n + 1 end end
+for _, e in pairs(load(KEYS[1], now_us())) do if e.m ~= 0 then n = n + 1 end end
 return n`)
 
 	// KEYS: key; ARGV: limit, window ms. {1, remaining, 0} when admitted
-	// (recorded at the server's time), else {0, 0, microseconds until
-	// enough admitted calls leave the window}. A call at the same
-	// microsecond as another gets a member of its own.
-	scriptRateLimit = newScript(luaNow + `
+	// (recorded at the server's time, or the latest call's should TIME
+	// have stepped back: the log stays in order), else {0, 0, microseconds
+	// until enough admitted calls leave the window}. Refused, nothing is
+	// written.
+	scriptRateLimit = newScript(luaNow + luaWrongType + `
 local now = now_us()
 local limit, w = tonumber(ARGV[1]), tonumber(ARGV[2]) * 1000
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - w))
-local n = redis.call('ZCARD', KEYS[1])
-if n < limit then
-  local m = string.format('%.0f', now)
-  if redis.call('ZSCORE', KEYS[1], m) then
-    local i = 1
-    while redis.call('ZSCORE', KEYS[1], m .. '.' .. i) do i = i + 1 end
-    m = m .. '.' .. i
-  end
-  redis.call('ZADD', KEYS[1], string.format('%.0f', now), m)
-  redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', math.ceil((now + w) / 1000)))
-  return {1, limit - n - 1, 0}
+local v = redis.call('GET', KEYS[1]) or 'R\1'
+if v:sub(1, 2) ~= 'R\1' or (#v - 2) % 8 ~= 0 then return redis.error_reply(wrongtype) end
+local n = (#v - 2) / 8
+local function at(i) return (struct.unpack('>i8', v, 3 + i * 8)) end
+-- lo: the first call inside the window (after now - w).
+local lo, hi = 0, n
+while lo < hi do
+  local mid = math.floor((lo + hi) / 2)
+  if at(mid) > now - w then hi = mid else lo = mid + 1 end
 end
-local at = redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')
-return {0, 0, tonumber(at[2]) + w - now}`)
+local live = n - lo
+if live < limit then
+  local t = now
+  if n > 0 then t = math.max(t, at(n - 1)) end
+  redis.call('SET', KEYS[1], 'R\1' .. v:sub(3 + lo * 8) .. struct.pack('>i8', t))
+  redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', math.ceil((t + w) / 1000)))
+  return {1, limit - live - 1, 0}
+end
+return {0, 0, math.max(1, math.min(w, at(lo + live - limit) + w - now))}`)
 )
