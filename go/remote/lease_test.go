@@ -2,12 +2,15 @@ package remote
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ephpm/ephpm-kv/kv"
 	"github.com/ephpm/ephpm-kv/kv/kvtest"
+	"github.com/ephpm/ephpm-kv/server"
+	"github.com/ephpm/ephpm-kv/store"
 )
 
 // leaseEngine is an engine with both optional interfaces.
@@ -144,4 +147,62 @@ func TestRedisLeaseRefusalsRaw(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), ": WRONGTYPE Operation against a key holding the wrong kind of value") {
 		t.Fatalf("a lease on a plain value: %v", err)
 	}
+}
+
+// No server, or one that never answers: every lease and rate-limit op is
+// kv.ErrUnavailable, never a refusal (granted false, allowed false with a
+// nil error would read as "someone else holds it").
+func TestLeaseUnavailable(t *testing.T) {
+	for name, url := range map[string]string{
+		"no server":     "unix://" + filepath.Join(t.TempDir(), "nobody.sock"),
+		"silent server": silentServer(t),
+	} {
+		e := newEngine(t, url, "", 100*time.Millisecond)
+		tok := []byte("t")
+		if _, ok, err := e.LeaseAcquire("k", tok, kv.LeaseExclusive, 0, time.Minute, time.Second); ok || !errors.Is(err, kv.ErrUnavailable) {
+			t.Errorf("%s: LeaseAcquire = %v, %v", name, ok, err)
+		}
+		if _, err := e.LeaseRelease("k", tok); !errors.Is(err, kv.ErrUnavailable) {
+			t.Errorf("%s: LeaseRelease: %v", name, err)
+		}
+		if _, err := e.LeaseRenew("k", tok, time.Minute); !errors.Is(err, kv.ErrUnavailable) {
+			t.Errorf("%s: LeaseRenew: %v", name, err)
+		}
+		if _, err := e.LeaseCount("k"); !errors.Is(err, kv.ErrUnavailable) {
+			t.Errorf("%s: LeaseCount: %v", name, err)
+		}
+		if ok, _, _, err := e.RateLimit("k", 5, time.Minute); ok || !errors.Is(err, kv.ErrUnavailable) {
+			t.Errorf("%s: RateLimit = %v, %v", name, ok, err)
+		}
+	}
+}
+
+// A script the Redis lost (SCRIPT FLUSH; a restart, a promoted replica) is
+// loaded again and the operation sent once more: NOSCRIPT ran nothing.
+func TestRedisLeaseNoScript(t *testing.T) {
+	sock := redisSocket(t)
+	openRedis(t, sock, kvtest.DefaultConfig)
+	e := newEngine(t, "unix://"+sock, "", 5*time.Second)
+	if _, ok, err := e.LeaseAcquire("k", []byte("A"), kv.LeasePermit, 2, time.Minute, 0); !ok || err != nil {
+		t.Fatalf("acquire: %v, %v", ok, err)
+	}
+	if ok, _, _, err := e.RateLimit("r", 2, time.Minute); !ok || err != nil {
+		t.Fatalf("rate: %v, %v", ok, err)
+	}
+	redisCmd(t, sock, "SCRIPT", "FLUSH")
+	if _, ok, err := e.LeaseAcquire("k", []byte("B"), kv.LeasePermit, 2, time.Minute, 0); !ok || err != nil {
+		t.Fatalf("acquire after SCRIPT FLUSH: %v, %v", ok, err)
+	}
+	redisCmd(t, sock, "SCRIPT", "FLUSH")
+	if ok, left, _, err := e.RateLimit("r", 2, time.Minute); !ok || left != 0 || err != nil {
+		t.Fatalf("rate after SCRIPT FLUSH: %v, %d, %v (want the second call, counted once)", ok, left, err)
+	}
+	if n, err := e.LeaseCount("k"); n != 2 || err != nil {
+		t.Fatalf("count: %d, %v", n, err)
+	}
+}
+
+func TestServerLeaseWire(t *testing.T) {
+	url := startServer(t, server.Config{Store: store.Config{MemoryLimit: 1 << 20, MaxValueSize: 4096}})
+	checkLeaseWire(t, newEngine(t, url, "", 5*time.Second), "")
 }
