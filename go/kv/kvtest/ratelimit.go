@@ -137,17 +137,18 @@ func checkRateLimit(h0 *harness) {
 	}
 }
 
-// At a fixed window's edge (the epoch's, and the first call's): one call
-// at its start, limit-1 just before its end, limit just after; an exact
-// log never admits more than limit in any window.
+// Calls that a fixed window admits and an exact log refuses: one at the
+// start of a window (a multiple of it since the Unix epoch, and the first
+// call's), limit-1 just before its end, then calls every few ms for a
+// window. A fixed window of any phase lets limit of those in after its next
+// edge, less than a window after the limit-1 (unless the edge falls in the
+// last few ms); an exact log admits no more than limit in any window.
 func checkRateLimitExact(h0 *harness) {
 	h := rateLimiter(h0)
 	w := h.window()
 	const limit = 4
 	margin := w / 8
-	// t0 just after a multiple of w since the Unix epoch.
 	t0 := time.Unix(0, (time.Now().UnixNano()/int64(w)+1)*int64(w)).Add(2 * time.Millisecond)
-	time.Sleep(time.Until(t0))
 	var log []rateCall
 	burst := func(at time.Time, n int) {
 		time.Sleep(time.Until(at))
@@ -157,8 +158,10 @@ func checkRateLimitExact(h0 *harness) {
 	}
 	burst(t0, 1)
 	burst(t0.Add(w-margin), limit-1)
-	burst(t0.Add(w+margin/4), limit)
-	burst(t0.Add(w+w/2), limit)
+	step := max(time.Millisecond, w/100)
+	for at := t0.Add(w + margin/4); at.Before(t0.Add(2 * w)); at = at.Add(step) {
+		burst(at, 1)
+	}
 	n := h.exact(log, limit, w)
 	if n < limit {
 		h.t.Fatalf("%d calls admitted over %v, want at least %d", n, log[len(log)-1].end.Sub(log[0].start), limit)
