@@ -147,6 +147,19 @@ func TestRedisLeaseRefusalsRaw(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), ": WRONGTYPE Operation against a key holding the wrong kind of value") {
 		t.Fatalf("a lease on a plain value: %v", err)
 	}
+	// A fence counter another client clobbered: ERR, and no lease taken.
+	redisCmd(t, sock, "SET", fenceCounterKey, "abc")
+	_, err = redisTry(sock, "EVAL", scriptLeaseAcquire.src, "2", "free", fenceCounterKey, "A", "2", "0", "1000", "0")
+	if err == nil || !strings.Contains(err.Error(), ": ERR value is not an integer or out of range") {
+		t.Fatalf("a lease with a clobbered fence counter: %v", err)
+	}
+	if v := redisCmd(t, sock, "EXISTS", "free"); v != "0" {
+		t.Fatal("the lease was taken by a call that failed")
+	}
+	e := newEngine(t, "unix://"+sock, "", 5*time.Second)
+	if _, ok, err := e.LeaseAcquire("free", []byte("A"), kv.LeaseExclusive, 0, time.Minute, 0); ok || !errors.Is(err, kv.ErrNotInteger) || !strings.Contains(err.Error(), fenceCounterKey) {
+		t.Fatalf("LeaseAcquire with a clobbered fence counter: %v, %v; want kv.ErrNotInteger naming it", ok, err)
+	}
 }
 
 // No server, or one that never answers: every lease and rate-limit op is

@@ -312,7 +312,8 @@ local mine = live[tok]
 local held = mine ~= nil and mine.m ~= 0
 local ok
 if held then
-  ok = mode ~= 2 or mine.m == 2 or others == 0
+  -- a renewal, a promotion (alone) or another change, as the store decides
+  ok = mine.m == mode or (mode == 2 and others == 0) or (mode == 1 and not exclusive) or (mode == 3 and others < limit)
 elseif mode == 1 then
   ok = not exclusive and not intent
 elseif mode == 2 then
