@@ -2,6 +2,7 @@ package remote
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -218,4 +219,46 @@ func TestRedisLeaseNoScript(t *testing.T) {
 func TestServerLeaseWire(t *testing.T) {
 	url := startServer(t, server.Config{Store: store.Config{MemoryLimit: 1 << 20, MaxValueSize: 4096}})
 	checkLeaseWire(t, newEngine(t, url, "", 5*time.Second), "")
+}
+
+// The cost of a Redis rate-limit call against the size of its log: a call
+// admitted into a log of n-1 calls (the log rewritten: a SET of 8n bytes)
+// and one refused by a full log of n (a binary search, nothing written).
+func BenchmarkRedisRateLimit(b *testing.B) {
+	sock := redisSocket(b)
+	e, err := New("unix://"+sock, "", 5*time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	for _, n := range []int64{10, 1000, 10000} {
+		key := fmt.Sprint("bench-rate-", n)
+		redisCmd(b, sock, "DEL", key)
+		for i := int64(0); i < n-1; i++ {
+			if ok, _, _, err := e.RateLimit(key, n, time.Hour); !ok || err != nil {
+				b.Fatal(ok, err)
+			}
+		}
+		log := redisCmd(b, sock, "GET", key)
+		b.Run(fmt.Sprint("admitted/", n), func(b *testing.B) {
+			for range b.N {
+				if ok, _, _, err := e.RateLimit(key, n, time.Hour); !ok || err != nil {
+					b.Fatal(ok, err)
+				}
+				b.StopTimer()
+				redisCmd(b, sock, "SET", key, log, "PX", "3600000") // back to n-1 calls
+				b.StartTimer()
+			}
+		})
+		if ok, _, _, err := e.RateLimit(key, n, time.Hour); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+		b.Run(fmt.Sprint("refused/", n), func(b *testing.B) {
+			for range b.N {
+				if ok, _, _, err := e.RateLimit(key, n, time.Hour); ok || err != nil {
+					b.Fatal(ok, err)
+				}
+			}
+		})
+	}
 }

@@ -29,7 +29,7 @@ var redisOnce struct {
 
 // redisSocket returns the shared redis-server's socket, starting it on
 // first use; it skips the test only when redis-server is not installed.
-func redisSocket(t *testing.T) string {
+func redisSocket(t testing.TB) string {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {

@@ -234,9 +234,8 @@ func hashTag(key string) (string, bool) {
 // fence (8-byte integers: microseconds of the server's TIME, and the
 // counter's fence, both below 2^53, exact in Lua's doubles), the token's
 // length (1 byte) and the token. A rate log is "R\1", then the admitted
-// calls' times (8-byte integers, oldest first): a call trims the ones out
-// of the window by a binary search and one substring, so it unpacks
-// O(log limit) numbers, not the whole log. A value without its family's
+// calls' times (8-byte integers, oldest first; see scriptRateLimit for
+// what a call reads and writes). A value without its family's
 // header (a plain SET, the other family's, or one cut short) is refused
 // with Redis's WRONGTYPE (kv.ErrNotLease) before anything is written, as
 // is a key of another Redis type by GET itself.
@@ -368,14 +367,22 @@ return n`)
 	// (recorded at the server's time, or the latest call's should TIME
 	// have stepped back: the log stays in order), else {0, 0, microseconds
 	// until enough admitted calls leave the window}. Refused, nothing is
-	// written.
+	// written. The log is read by GETRANGE, only the O(log n) calls the
+	// binary search needs, and grows by APPEND; the calls that left the
+	// window are cut (one SET) only once they are half of it, so a call
+	// costs O(log n) plus, amortized, O(1) bytes written, whatever the
+	// limit. Until cut, they stay in the value, outside the window.
 	scriptRateLimit = newScript(luaNow + luaWrongType + `
 local now = now_us()
-local limit, w = tonumber(ARGV[1]), tonumber(ARGV[2]) * 1000
-local v = redis.call('GET', KEYS[1]) or 'R\1'
-if v:sub(1, 2) ~= 'R\1' or (#v - 2) % 8 ~= 0 then return redis.error_reply(wrongtype) end
-local n = (#v - 2) / 8
-local function at(i) return (struct.unpack('>i8', v, 3 + i * 8)) end
+local key, limit, w = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]) * 1000
+local size = redis.call('STRLEN', key)
+if size > 0 and (redis.call('GETRANGE', key, 0, 1) ~= 'R\1' or (size - 2) % 8 ~= 0) or
+  size == 0 and redis.call('EXISTS', key) == 1 then -- an empty plain value
+  return redis.error_reply(wrongtype)
+end
+local n = 0
+if size > 0 then n = (size - 2) / 8 end
+local function at(i) return (struct.unpack('>i8', redis.call('GETRANGE', key, 2 + i * 8, 9 + i * 8))) end
 -- lo: the first call inside the window (after now - w).
 local lo, hi = 0, n
 while lo < hi do
@@ -383,12 +390,18 @@ while lo < hi do
   if at(mid) > now - w then hi = mid else lo = mid + 1 end
 end
 local live = n - lo
-if live < limit then
-  local t = now
-  if n > 0 then t = math.max(t, at(n - 1)) end
-  redis.call('SET', KEYS[1], 'R\1' .. v:sub(3 + lo * 8) .. struct.pack('>i8', t))
-  redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', math.ceil((t + w) / 1000)))
-  return {1, limit - live - 1, 0}
+if live >= limit then
+  return {0, 0, math.max(1, math.min(w, at(lo + live - limit) + w - now))}
 end
-return {0, 0, math.max(1, math.min(w, at(lo + live - limit) + w - now))}`)
+local t = now
+if n > 0 then t = math.max(t, at(n - 1)) end
+if n == 0 then
+  redis.call('SET', key, 'R\1' .. struct.pack('>i8', t))
+elseif lo * 2 >= n then
+  redis.call('SET', key, 'R\1' .. redis.call('GETRANGE', key, 2 + lo * 8, -1) .. struct.pack('>i8', t))
+else
+  redis.call('APPEND', key, struct.pack('>i8', t))
+end
+redis.call('PEXPIREAT', key, string.format('%.0f', math.ceil((t + w) / 1000)))
+return {1, limit - live - 1, 0}`)
 )
