@@ -81,9 +81,9 @@ func (s *Store) Export(fn func(key string, value []byte, ttl time.Duration) erro
 				return true
 			}
 		}
-		value := it.data // immutable once stored
-		if it.compressed {
-			value = it.plain()
+		value := it.data // immutable once stored, when plain
+		if it.compressed || it.inPlace() {
+			value = s.plainOf(key, it)
 		}
 		err = fn(key, value, ttl)
 		return err == nil
