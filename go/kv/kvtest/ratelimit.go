@@ -101,11 +101,13 @@ func checkRateLimit(h0 *harness) {
 		t.Fatalf("call %d of a limit of %d in %v: allowed", limit+1, limit, c.end.Sub(first.start))
 	}
 	// retryAfter is when the oldest admitted call leaves the window.
-	if latest := first.end.Add(w).Sub(c.start); c.retry > latest+h.target.TTLResolution {
-		t.Fatalf("retryAfter %v; the oldest call leaves the window within %v", c.retry, latest)
+	res := h.target.TTLResolution
+	if lo, hi := first.start.Add(w).Sub(c.end), first.end.Add(w).Sub(c.start); c.retry < lo-res || c.retry > hi+res {
+		t.Fatalf("retryAfter %v; the oldest call leaves the window in %v to %v", c.retry, lo, hi)
 	}
-	// Refused calls, made half a window in, are not recorded: the window
-	// after the admitted ones admits again though these are still in it.
+	// Refused calls, made half a window in, are not recorded: once the
+	// admitted calls have left the window, calls are admitted again though
+	// these are still in it.
 	time.Sleep(w / 2)
 	refused := true
 	for range 3 {
@@ -114,11 +116,11 @@ func checkRateLimit(h0 *harness) {
 		refused = refused && !c.allowed
 	}
 	if refused {
-		time.Sleep(c.retry + h.target.TTLResolution + 2*time.Millisecond)
+		time.Sleep(time.Until(log[limit-1].end.Add(w + res + 2*time.Millisecond)))
 		c = h.call("r", limit, w)
 		log = append(log, c)
 		if !c.allowed {
-			t.Fatalf("refused after its retryAfter, %v after the first call (refused calls recorded?)", c.start.Sub(first.end))
+			t.Fatalf("refused once the admitted calls left the window, %v after the first (refused calls recorded?)", c.start.Sub(first.end))
 		}
 	} else {
 		t.Logf("the machine stalled past the window (%v): refused calls not checked", c.end.Sub(first.start))
