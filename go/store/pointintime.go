@@ -86,9 +86,11 @@ func (s *Store) export(fn func(key string, it *item, value []byte, ttl time.Dura
 				return true
 			}
 		}
-		value := it.data // immutable once stored, when plain
+		var value []byte
 		if it.compressed || it.inPlace() {
-			value = s.plainOf(key, it)
+			value = s.plainOf(key, it) // an in-place item's under its lock
+		} else {
+			value = it.data // immutable once stored
 		}
 		err = fn(key, it, value, ttl)
 		return err == nil
