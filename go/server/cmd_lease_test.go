@@ -160,3 +160,16 @@ func TestSnapshotKeepsLeasesAndRateLogs(t *testing.T) {
 		cmd("WRONGTYPE Operation against a key holding the wrong kind of value", "EPHPM.LEASECOUNT", "plain"),
 	})
 }
+
+// Before AUTH the lease and rate-limit commands run nothing.
+func TestLeaseCommandsNeedAuth(t *testing.T) {
+	_, addr := startServer(t, Config{Password: "pw", Store: storeCfg(1<<20, 1024)})
+	rc := dial(t, "unix", addr)
+	runSteps(t, rc, []step{
+		cmd("NOAUTH Authentication required.", "EPHPM.LEASEACQUIRE", "k", "t", "EXCLUSIVE", "0", "60000", "0"),
+		cmd("NOAUTH Authentication required.", "EPHPM.RATELIMIT", "r", "1", "60000"),
+		cmd("OK", "AUTH", "pw"),
+		cmd("0", "EPHPM.LEASECOUNT", "k"),
+		cmd("0", "EXISTS", "r"),
+	})
+}
