@@ -167,7 +167,9 @@ func (s *Store) acquireStep(key string, old *item, loaded bool, fresh *item, tok
 	}
 	switch {
 	case sc.own >= 0 && d[sc.own] != modeIntent:
-		// A holder: renewal, promotion or demotion, same fence.
+		// A holder: renewal, promotion or demotion, same fence. A refused
+		// promotion records no intent (one entry per token) and leaves the
+		// holder's lease as it was.
 		cur := kv.LeaseMode(d[sc.own])
 		if cur == mode ||
 			mode == kv.LeaseExclusive && sc.holders == 1 ||
