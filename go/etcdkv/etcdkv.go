@@ -70,6 +70,8 @@ type Engine struct {
 
 	// Counted by this process only: etcd keeps no such counters.
 	hits, misses, rejected atomic.Int64
+	// Lease and rate-limit writes another write beat, tried again.
+	conflicts atomic.Int64
 }
 
 var _ kv.Engine = (*Engine)(nil)
