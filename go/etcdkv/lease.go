@@ -238,30 +238,27 @@ func (e *Engine) grantFor(ctx context.Context, cl *clientv3.Client, id *clientv3
 }
 
 // grants decides, from the set as read, whether token may hold name in
-// mode now. A holder keeps what it has (renewal, demotion, promotion when
-// it is the only holder): others' intents stop new readers only.
+// mode now. A holder keeps what it has (renewal, demotion, any change but
+// a promotion to exclusive, which needs it to be the only holder): others'
+// intents stop new readers only.
 func grants(s *leaseSet, token []byte, mode kv.LeaseMode, limit int64) bool {
-	_, holds := s.holders[string(token)]
+	me, holds := s.holders[string(token)]
 	others := len(s.holders)
 	if holds {
 		others--
 	}
-	switch mode {
-	case kv.LeaseExclusive:
+	switch {
+	case holds:
+		return mode != kv.LeaseExclusive || me.mode == kv.LeaseExclusive || others == 0
+	case mode == kv.LeaseExclusive:
 		return others == 0
-	case kv.LeasePermit:
+	case mode == kv.LeasePermit:
 		return int64(others) < limit
 	}
 	for t, h := range s.holders {
 		if h.mode == kv.LeaseExclusive && t != string(token) {
 			return false
 		}
-	}
-	if holds {
-		return true
-	}
-	if others >= kv.MaxLeaseHolders {
-		return false
 	}
 	for t := range s.intents {
 		if t != string(token) {
@@ -270,6 +267,11 @@ func grants(s *leaseSet, token []byte, mode kv.LeaseMode, limit int64) bool {
 	}
 	return true
 }
+
+// errTooMany: a new holder past kv.MaxLeaseHolders, or a writer's intent
+// past as many intents. An error, never a refusal: nobody holds it in a way
+// a wait would end.
+var errTooMany = fmt.Errorf("%w: a lease key holds at most %d holders (and %d writers' intents)", kv.ErrFull, kv.MaxLeaseHolders, kv.MaxLeaseHolders)
 
 // LeaseAcquire implements kv.Leases: read the set, decide, then one
 // transaction that applies the decision if the guard is still as read;
@@ -311,6 +313,8 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 			granted = grants(s, token, mode, limit)
 		)
 		switch {
+		case granted && !holds && len(s.holders) >= kv.MaxLeaseHolders:
+			return 0, false, errTooMany
 		case granted:
 			secs = leaseSeconds(ttl)
 			if _, err := e.grantFor(ctx, cl, &holderLease, secs); err != nil {
@@ -322,7 +326,12 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 				cmps = append(cmps, same(ik, mine, true))
 				ops = append(ops, clientv3.OpDelete(ik))
 			}
-		case mode == kv.LeaseExclusive && intent > 0:
+		case mode == kv.LeaseExclusive && intent > 0 && !holds:
+			// A holder's refused promotion records none: two readers
+			// promoting at once would each keep the other's out.
+			if !intends && len(s.intents) >= kv.MaxLeaseHolders {
+				return 0, false, errTooMany
+			}
 			secs = leaseSeconds(intent)
 			if _, err := e.grantFor(ctx, cl, &intentLease, secs); err != nil {
 				return 0, false, err

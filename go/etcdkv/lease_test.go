@@ -230,8 +230,8 @@ func TestLeaseDelFreesHolders(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("acquire: %v %v", ok, err)
 	}
-	if _, ok, err := e.LeaseAcquire("k", []byte("b"), kv.LeasePermit, 3, 30*time.Second, 0); err != nil || ok {
-		t.Fatalf("a permit beside a writer: %v %v", ok, err)
+	if _, ok, err := e.LeaseAcquire("k", []byte("b"), kv.LeaseExclusive, 0, 30*time.Second, 0); err != nil || ok {
+		t.Fatalf("a second writer: %v %v", ok, err)
 	}
 	if ok, err := e.Del("k"); err != nil || !ok {
 		t.Fatalf("Del: %v %v", ok, err)
