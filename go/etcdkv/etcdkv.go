@@ -72,6 +72,7 @@ type Engine struct {
 	hits, misses, rejected atomic.Int64
 	// Lease and rate-limit writes another write beat, tried again.
 	conflicts atomic.Int64
+	book      leaseBook // shared leases of the lease and rate-limit keys
 }
 
 var _ kv.Engine = (*Engine)(nil)
@@ -228,10 +229,10 @@ func (e *Engine) grant(ctx context.Context, cl *clientv3.Client, ttl time.Durati
 // not wait for it. A revoke that never runs leaves the lease to expire.
 // Never called after a write that failed with an error: it may have
 // landed, and revoking its lease would delete the key (a refreshed lock,
-// before its old ttl ran out).
+// before its old ttl ran out). Shared leases (leasebook.go) are passed by.
 func (e *Engine) revokeLater(cl *clientv3.Client, ids ...clientv3.LeaseID) {
 	for _, id := range ids {
-		if id == clientv3.NoLease {
+		if id == clientv3.NoLease || isShared(id) { // other keys may be on a shared one
 			continue
 		}
 		go func() {

@@ -24,15 +24,16 @@ import (
 //     and what serializes writers: every lease write compares its mod
 //     revision with the one its decision read, and puts it;
 //   - each holder is a key base+"h"+token (each intent base+"i"+token, base
-//     per name under prefix+"l/") holding its mode, on an etcd lease of its
-//     own ttl: etcd deletes it when the ttl runs out.
+//     per name under prefix+"l/") holding its mode, on an etcd lease that
+//     covers its ttl (shared with other keys, see leasebook.go): etcd
+//     deletes it when the ttl runs out.
 //
 // A holder belongs to the guard it was created under: one whose create
 // revision is below the guard's (or with no guard) is stale, as if gone,
 // and is deleted by a later write. So Del (or an Expire that ran out) of the
 // name frees every holder at once, as a Del of a store's lease set would,
 // without the plain ops knowing about holders. The guard's etcd lease always
-// runs out after every entry's (see guardLease), so it never strands a live
+// runs out after every entry's (see guardOn), so it never strands a live
 // holder.
 //
 // The fence of a grant is the holder key's create revision, the granting
@@ -55,9 +56,7 @@ const (
 	// holderVersion is the first byte of a holder's value, its mode the
 	// second.
 	holderVersion = 1
-	// staleBatch bounds the stale entries one write deletes: etcd refuses a
-	// transaction of more than --max-txn-ops (128 by default) operations.
-	// Stale entries are invisible anyway and expire on their own leases.
+	// staleBatch bounds the stale entries one write deletes.
 	staleBatch = 64
 	// shortName: names up to this length are spelt out in their holders'
 	// keys; longer ones are hashed, so that 1024 holders of a 64 KiB name
@@ -81,7 +80,6 @@ type leaseEntry struct {
 	key       string
 	mode      kv.LeaseMode
 	createRev int64
-	lease     clientv3.LeaseID
 }
 
 // leaseSet is a name's lease set as read at one revision.
@@ -114,13 +112,14 @@ func (e *Engine) readLeases(ctx context.Context, cl *clientv3.Client, name strin
 	for _, item := range r.Responses[1].GetResponseRange().Kvs {
 		k := string(item.Key)
 		rest := k[len(s.base):]
-		if item.CreateRevision < guardCreated && len(s.stale) < staleBatch {
+		if item.CreateRevision < guardCreated {
 			s.stale = append(s.stale, k)
-		}
-		if item.CreateRevision < guardCreated || len(rest) < 2 || len(item.Value) != 2 || item.Value[0] != holderVersion {
 			continue
 		}
-		ent := leaseEntry{key: k, mode: kv.LeaseMode(item.Value[1]), createRev: item.CreateRevision, lease: clientv3.LeaseID(item.Lease)}
+		if len(rest) < 2 || len(item.Value) != 2 || item.Value[0] != holderVersion {
+			continue
+		}
+		ent := leaseEntry{key: k, mode: kv.LeaseMode(item.Value[1]), createRev: item.CreateRevision}
 		switch rest[0] {
 		case holderKind:
 			s.holders[rest[1:]] = ent
@@ -163,50 +162,64 @@ func same(key string, ent leaseEntry, ok bool) clientv3.Cmp {
 	return clientv3.Compare(clientv3.CreateRevision(key), "=", ent.createRev)
 }
 
-func (s *leaseSet) staleDeletes() []clientv3.Op {
-	ops := make([]clientv3.Op, 0, len(s.stale))
+// staleDeletes deletes stale entries: token's own (nil: none), and up to
+// staleBatch others, as etcd refuses a transaction of more than
+// --max-txn-ops (128 by default) operations. The others are invisible
+// anyway, and expire on their leases.
+func (s *leaseSet) staleDeletes(token []byte) []clientv3.Op {
+	var ops []clientv3.Op
 	for _, k := range s.stale {
-		ops = append(ops, clientv3.OpDelete(k))
+		if len(ops) < staleBatch || (token != nil && (k == s.holderKey(token) || k == s.intentKey(token))) {
+			ops = append(ops, clientv3.OpDelete(k))
+		}
 	}
 	return ops
 }
 
-// cleanStale deletes the stale entries read, while the guard is as read
-// (no entry was recreated since: that takes a lease write, which puts the
-// guard).
-func (e *Engine) cleanStale(ctx context.Context, cl *clientv3.Client, s *leaseSet) error {
-	if _, err := cl.Txn(ctx).If(s.unchanged()).Then(s.staleDeletes()...).Commit(); err != nil {
+// cleanStale deletes the stale entries read, token's first, while the
+// guard is as read (no entry was recreated since: that takes a lease
+// write, which puts the guard).
+func (e *Engine) cleanStale(ctx context.Context, cl *clientv3.Client, s *leaseSet, token []byte) error {
+	if _, err := cl.Txn(ctx).If(s.unchanged()).Then(s.staleDeletes(token)...).Commit(); err != nil {
 		return e.fail("lease cleanup", err)
 	}
 	return nil
 }
 
-// guardLease is how the guard is put so that it lives at least secs from
-// now: on its lease when etcd says that many seconds are left (etcd
-// truncates, so it has more), else on a new one of secs (returned, to be
-// revoked if unused). The guard so outlives every entry: an entry's lease
-// is granted before this is asked, and the guard's outlived the others.
-// A leader change gives every lease its whole TTL again; the guard's then
-// still ends after every entry's first expiry, so a holder is never lost
-// sooner than its ttl.
-func (e *Engine) guardLease(ctx context.Context, cl *clientv3.Client, s *leaseSet, secs int64) (clientv3.OpOption, clientv3.LeaseID, error) {
-	if s.guardRev != 0 {
-		if s.guardLease == clientv3.NoLease { // made persistent by a plain write: outlives anything
-			return clientv3.WithIgnoreLease(), clientv3.NoLease, nil
-		}
-		l, err := cl.TimeToLive(ctx, s.guardLease)
-		if err != nil {
-			return nil, 0, e.fail("lease ttl", err)
-		}
-		if l.TTL >= secs {
-			return clientv3.WithIgnoreLease(), clientv3.NoLease, nil
-		}
+// guardOn is how the guard is put so that it lives as long as every entry
+// (the others, which it outlived, and the one this write puts, on lease
+// ent): its own lease when that surely outlives ent, else ent when that
+// surely outlives the guard's, else (the two end within a round trip of
+// each other) a lease that outlives both. A leader change renews every
+// lease to its whole ttl; the guard then still ends after every entry's
+// first expiry, so no holder is lost sooner than its ttl.
+func (e *Engine) guardOn(ctx context.Context, cl *clientv3.Client, s *leaseSet, ent sharedLease) (clientv3.OpOption, error) {
+	g := s.guardLease
+	switch {
+	case s.guardRev == 0: // a new guard
+		return clientv3.WithLease(ent.id), nil
+	case g == ent.id || g == clientv3.NoLease: // NoLease: made persistent by a plain write
+		return clientv3.WithIgnoreLease(), nil
 	}
-	r, err := cl.Grant(ctx, secs)
+	gs, err := e.spanOf(ctx, cl, g)
 	if err != nil {
-		return nil, 0, e.fail("lease grant", err)
+		return nil, err
 	}
-	return clientv3.WithLease(r.ID), r.ID, nil
+	switch {
+	case !gs.lo.Before(ent.hi):
+		return clientv3.WithIgnoreLease(), nil
+	case !ent.lo.Before(gs.hi):
+		return clientv3.WithLease(ent.id), nil
+	}
+	end := gs.hi
+	if ent.hi.After(end) {
+		end = ent.hi
+	}
+	both, err := e.sharedFor(ctx, cl, time.Until(end))
+	if err != nil {
+		return nil, err
+	}
+	return clientv3.WithLease(both.id), nil
 }
 
 // conflict waits a little before the next try of a write another one beat
@@ -222,19 +235,6 @@ func (e *Engine) conflict(ctx context.Context, what string, try int) error {
 	case <-time.After(d):
 		return nil
 	}
-}
-
-// grantFor returns *id, granting a lease of secs into it first if it has
-// none: a lease kept across the tries of one call.
-func (e *Engine) grantFor(ctx context.Context, cl *clientv3.Client, id *clientv3.LeaseID, secs int64) (clientv3.LeaseID, error) {
-	if *id == clientv3.NoLease {
-		r, err := cl.Grant(ctx, secs)
-		if err != nil {
-			return 0, e.fail("lease grant", err)
-		}
-		*id = r.ID
-	}
-	return *id, nil
 }
 
 // grants decides, from the set as read, whether token may hold name in
@@ -288,17 +288,13 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 		return 0, false, err
 	}
 	defer cancel()
-	// Leases granted for this call, kept across its tries; revoked at the
-	// end unless a write that landed (or may have) uses them.
-	var holderLease, intentLease clientv3.LeaseID
-	defer func() { e.revokeLater(cl, holderLease, intentLease) }()
 	for try := 0; ; try++ {
 		s, err := e.readLeases(ctx, cl, key)
 		if err != nil {
 			return 0, false, err
 		}
 		if s.staleOwn(token) {
-			if err := e.cleanStale(ctx, cl, s); err != nil {
+			if err := e.cleanStale(ctx, cl, s, token); err != nil {
 				return 0, false, err
 			}
 			continue
@@ -309,19 +305,18 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 		var (
 			ops     []clientv3.Op
 			cmps    = []clientv3.Cmp{s.unchanged()}
-			secs    int64
+			ent     sharedLease
 			granted = grants(s, token, mode, limit)
 		)
 		switch {
 		case granted && !holds && len(s.holders) >= kv.MaxLeaseHolders:
 			return 0, false, errTooMany
 		case granted:
-			secs = leaseSeconds(ttl)
-			if _, err := e.grantFor(ctx, cl, &holderLease, secs); err != nil {
+			if ent, err = e.sharedFor(ctx, cl, ttl); err != nil {
 				return 0, false, err
 			}
 			cmps = append(cmps, same(hk, me, holds))
-			ops = append(ops, clientv3.OpPut(hk, string([]byte{holderVersion, byte(mode)}), clientv3.WithLease(holderLease)))
+			ops = append(ops, clientv3.OpPut(hk, string([]byte{holderVersion, byte(mode)}), clientv3.WithLease(ent.id)))
 			if intends { // the grant replaces the intent
 				cmps = append(cmps, same(ik, mine, true))
 				ops = append(ops, clientv3.OpDelete(ik))
@@ -332,53 +327,36 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 			if !intends && len(s.intents) >= kv.MaxLeaseHolders {
 				return 0, false, errTooMany
 			}
-			secs = leaseSeconds(intent)
-			if _, err := e.grantFor(ctx, cl, &intentLease, secs); err != nil {
+			if ent, err = e.sharedFor(ctx, cl, intent); err != nil {
 				return 0, false, err
 			}
 			cmps = append(cmps, same(ik, mine, intends))
-			ops = append(ops, clientv3.OpPut(ik, string([]byte{holderVersion, byte(kv.LeaseExclusive)}), clientv3.WithLease(intentLease)))
+			ops = append(ops, clientv3.OpPut(ik, string([]byte{holderVersion, byte(kv.LeaseExclusive)}), clientv3.WithLease(ent.id)))
 		default:
 			return 0, false, nil
 		}
-		guardOpt, guardLease, err := e.guardLease(ctx, cl, s, secs)
+		guard, err := e.guardOn(ctx, cl, s, ent)
 		if err != nil {
 			return 0, false, err
 		}
-		ops = append(ops, clientv3.OpPut(s.guardKey, leaseMarker, guardOpt))
-		ops = append(ops, s.staleDeletes()...)
+		ops = append(ops, clientv3.OpPut(s.guardKey, leaseMarker, guard))
+		ops = append(ops, s.staleDeletes(nil)...)
 		r, err := cl.Txn(ctx).If(cmps...).Then(ops...).Commit()
 		if err != nil {
-			// It may have landed: its leases are left to expire.
-			holderLease, intentLease = clientv3.NoLease, clientv3.NoLease
 			return 0, false, e.fail("lease acquire", err)
 		}
-		if !r.Succeeded {
-			e.revokeLater(cl, guardLease)
+		switch {
+		case !r.Succeeded:
 			if err := e.conflict(ctx, "lease acquire", try); err != nil {
 				return 0, false, err
 			}
-			continue
-		}
-		if guardLease != clientv3.NoLease {
-			e.revokeLater(cl, s.guardLease)
-		}
-		if !granted {
-			if intends {
-				e.revokeLater(cl, mine.lease)
-			}
-			intentLease = clientv3.NoLease
+		case !granted:
 			return 0, false, nil
-		}
-		holderLease = clientv3.NoLease
-		if intends {
-			e.revokeLater(cl, mine.lease)
-		}
-		if holds {
-			e.revokeLater(cl, me.lease)
+		case holds:
 			return me.createRev, true, nil
+		default:
+			return r.Header.Revision, true, nil
 		}
-		return r.Header.Revision, true, nil
 	}
 }
 
@@ -423,27 +401,22 @@ func (e *Engine) LeaseRelease(key string, token []byte) (bool, error) {
 		} else {
 			ops = append(ops, clientv3.OpPut(s.guardKey, leaseMarker, clientv3.WithIgnoreLease()))
 		}
-		ops = append(ops, s.staleDeletes()...)
+		ops = append(ops, s.staleDeletes(nil)...)
 		r, err := cl.Txn(ctx).If(cmps...).Then(ops...).Commit()
 		if err != nil {
 			return false, e.fail("lease release", err)
 		}
-		if !r.Succeeded {
-			if err := e.conflict(ctx, "lease release", try); err != nil {
-				return false, err
-			}
-			continue
+		if r.Succeeded {
+			return holds, nil
 		}
-		e.revokeLater(cl, me.lease, mine.lease)
-		if left == 0 {
-			e.revokeLater(cl, s.guardLease)
+		if err := e.conflict(ctx, "lease release", try); err != nil {
+			return false, err
 		}
-		return holds, nil
 	}
 }
 
 // LeaseRenew implements kv.Leases: token's holder put again (same mode,
-// same create revision, so same fence) on a new lease of ttl.
+// same create revision, so same fence) on a lease of ttl.
 func (e *Engine) LeaseRenew(key string, token []byte, ttl time.Duration) (bool, error) {
 	if err := errors.Join(kv.CheckKey(key), kv.CheckLeaseToken(token), kv.CheckLeaseTTL(ttl)); err != nil {
 		return false, err
@@ -453,9 +426,6 @@ func (e *Engine) LeaseRenew(key string, token []byte, ttl time.Duration) (bool, 
 		return false, err
 	}
 	defer cancel()
-	var lease clientv3.LeaseID
-	defer func() { e.revokeLater(cl, lease) }()
-	secs := leaseSeconds(ttl)
 	for try := 0; ; try++ {
 		s, err := e.readLeases(ctx, cl, key)
 		if err != nil {
@@ -465,35 +435,28 @@ func (e *Engine) LeaseRenew(key string, token []byte, ttl time.Duration) (bool, 
 		if !holds {
 			return false, nil
 		}
-		if _, err := e.grantFor(ctx, cl, &lease, secs); err != nil {
+		ent, err := e.sharedFor(ctx, cl, ttl)
+		if err != nil {
 			return false, err
 		}
-		guardOpt, guardLease, err := e.guardLease(ctx, cl, s, secs)
+		guard, err := e.guardOn(ctx, cl, s, ent)
 		if err != nil {
 			return false, err
 		}
 		r, err := cl.Txn(ctx).
 			If(s.unchanged(), same(me.key, me, true)).
-			Then(clientv3.OpPut(me.key, string([]byte{holderVersion, byte(me.mode)}), clientv3.WithLease(lease)),
-				clientv3.OpPut(s.guardKey, leaseMarker, guardOpt)).
+			Then(clientv3.OpPut(me.key, string([]byte{holderVersion, byte(me.mode)}), clientv3.WithLease(ent.id)),
+				clientv3.OpPut(s.guardKey, leaseMarker, guard)).
 			Commit()
 		if err != nil {
-			lease = clientv3.NoLease
 			return false, e.fail("lease renew", err)
 		}
-		if !r.Succeeded {
-			e.revokeLater(cl, guardLease)
-			if err := e.conflict(ctx, "lease renew", try); err != nil {
-				return false, err
-			}
-			continue
+		if r.Succeeded {
+			return true, nil
 		}
-		lease = clientv3.NoLease
-		e.revokeLater(cl, me.lease)
-		if guardLease != clientv3.NoLease {
-			e.revokeLater(cl, s.guardLease)
+		if err := e.conflict(ctx, "lease renew", try); err != nil {
+			return false, err
 		}
-		return true, nil
 	}
 }
 

@@ -16,8 +16,9 @@ import (
 // admitted calls' times (int64 Unix ns, big-endian), oldest first, only
 // those still in the window. It is read, decided on, and written back with
 // a compare on its mod revision (tried again when another call wrote in
-// between), on a new etcd lease of the window: the key expires one window
-// after its latest admitted call, on the server's clock.
+// between), on a shared etcd lease (leasebook.go) of the window: the key
+// expires one window (and up to a second) after its latest admitted call,
+// on the server's clock.
 //
 // The times are the calling host's wall clock: etcd has none a client can
 // read finer than a lease's whole seconds, and an exact sliding window
@@ -51,7 +52,8 @@ func rateLogBytes(log []int64) string {
 }
 
 // RateLimit implements kv.RateLimiter. A refused call is one read; an
-// admitted one a read, a lease grant and a transaction.
+// admitted one a read and a transaction (and a lease grant, at most once a
+// second for each window length).
 func (e *Engine) RateLimit(key string, limit int64, window time.Duration) (bool, int64, time.Duration, error) {
 	if err := errors.Join(kv.CheckKey(key), kv.CheckRateLimit(limit, window)); err != nil {
 		return false, 0, 0, err
@@ -68,13 +70,12 @@ func (e *Engine) RateLimit(key string, limit int64, window time.Duration) (bool,
 			return false, 0, 0, e.fail("rate limit", err)
 		}
 		// Read after the log: no admitted call is later than now, unless a
-		// clock is off. And before the lease's grant: the key lives at
+		// clock is off. And before the lease is chosen: the key lives at
 		// least a window after the call this records.
 		now := time.Now().UnixNano()
 		var (
-			log  []int64
-			cmp  = clientv3.Compare(clientv3.CreateRevision(k), "=", 0)
-			prev clientv3.LeaseID
+			log []int64
+			cmp = clientv3.Compare(clientv3.CreateRevision(k), "=", 0)
 		)
 		if len(g.Kvs) > 0 {
 			var ok bool
@@ -82,7 +83,6 @@ func (e *Engine) RateLimit(key string, limit int64, window time.Duration) (bool,
 				return false, 0, 0, fmt.Errorf("%w: %q", kv.ErrNotLease, key)
 			}
 			cmp = clientv3.Compare(clientv3.ModRevision(k), "=", g.Kvs[0].ModRevision)
-			prev = clientv3.LeaseID(g.Kvs[0].Lease)
 		}
 		// The calls still in the window (now-window, ...]; the log is in
 		// order, so those that left are a prefix.
@@ -94,24 +94,24 @@ func (e *Engine) RateLimit(key string, limit int64, window time.Duration) (bool,
 			// latest has left the window.
 			return false, 0, time.Duration(log[n-limit] - cut), nil
 		}
-		lease, err := e.grant(ctx, cl, window)
+		// A shared lease lasting at least a window from now (and at most a
+		// second more).
+		lease, err := e.sharedFor(ctx, cl, window)
 		if err != nil {
 			return false, 0, 0, err
 		}
 		at, _ := slices.BinarySearch(log, now+1) // after equal times: the log stays in order
 		log = slices.Insert(log, at, now)
-		r, err := cl.Txn(ctx).If(cmp).Then(clientv3.OpPut(k, rateLogBytes(log), clientv3.WithLease(lease))).Commit()
+		r, err := cl.Txn(ctx).If(cmp).Then(clientv3.OpPut(k, rateLogBytes(log), clientv3.WithLease(lease.id))).Commit()
 		if err != nil {
 			return false, 0, 0, e.fail("rate limit", err)
 		}
 		if !r.Succeeded {
-			e.revokeLater(cl, lease)
 			if err := e.conflict(ctx, "rate limit", try); err != nil {
 				return false, 0, 0, err
 			}
 			continue
 		}
-		e.revokeLater(cl, prev)
 		return true, limit - int64(len(log)), 0, nil
 	}
 }
