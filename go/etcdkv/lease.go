@@ -342,6 +342,9 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 		ops = append(ops, clientv3.OpPut(s.guardKey, leaseMarker, guard))
 		ops = append(ops, s.staleDeletes(nil)...)
 		r, err := cl.Txn(ctx).If(cmps...).Then(ops...).Commit()
+		if e.lostLease(err) {
+			continue
+		}
 		if err != nil {
 			return 0, false, e.fail("lease acquire", err)
 		}
@@ -448,6 +451,9 @@ func (e *Engine) LeaseRenew(key string, token []byte, ttl time.Duration) (bool, 
 			Then(clientv3.OpPut(me.key, string([]byte{holderVersion, byte(me.mode)}), clientv3.WithLease(ent.id)),
 				clientv3.OpPut(s.guardKey, leaseMarker, guard)).
 			Commit()
+		if e.lostLease(err) {
+			continue
+		}
 		if err != nil {
 			return false, e.fail("lease renew", err)
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/ephpm/ephpm-kv/kv"
 )
 
@@ -222,7 +224,8 @@ func TestLeaseIntentExpires(t *testing.T) {
 // Del of the name frees every holder at once (they become stale, older
 // than any later guard), even the same token acquiring again: it gets a
 // new, higher fence, and is one holder. A plain value at the name is
-// kv.ErrNotLease to both families.
+// kv.ErrNotLease to both families. Neither Del nor Set of a lease key
+// revokes the shared lease other names' holders are on.
 func TestLeaseDelFreesHolders(t *testing.T) {
 	t.Parallel()
 	e := clients(t, 1)[0]
@@ -232,6 +235,11 @@ func TestLeaseDelFreesHolders(t *testing.T) {
 	}
 	if _, ok, err := e.LeaseAcquire("k", []byte("b"), kv.LeaseExclusive, 0, 30*time.Second, 0); err != nil || ok {
 		t.Fatalf("a second writer: %v %v", ok, err)
+	}
+	// "o" shares k's lease (one grant serves this engine's keys for a
+	// second): Del of k must not revoke it.
+	if _, ok, err := e.LeaseAcquire("o", []byte("a"), kv.LeaseExclusive, 0, 30*time.Second, 0); err != nil || !ok {
+		t.Fatalf("acquire o: %v %v", ok, err)
 	}
 	if ok, err := e.Del("k"); err != nil || !ok {
 		t.Fatalf("Del: %v %v", ok, err)
@@ -266,6 +274,10 @@ func TestLeaseDelFreesHolders(t *testing.T) {
 	}
 	if _, _, _, err := e.RateLimit("k", 3, time.Second); !errors.Is(err, kv.ErrNotLease) {
 		t.Fatalf("rate limit on a plain value: %v", err)
+	}
+	time.Sleep(300 * time.Millisecond) // a revoke runs in the background
+	if n, err := e.LeaseCount("o"); err != nil || n != 1 {
+		t.Fatalf("another name's holder after Del and Set of k: %d, %v", n, err)
 	}
 }
 
@@ -307,4 +319,43 @@ func TestRateLimitAcrossClients(t *testing.T) {
 		t.Fatal("no admission ever met a conflicting write: the retry went untested")
 	}
 	t.Logf("%d conflicting writes tried again", conflicts(es))
+}
+
+// A shared lease revoked by someone else (an operator, another tool): the
+// writes that name it fail whole in etcd, the engine forgets its leases
+// and tries again on a new one, instead of failing until it would expire.
+func TestLeaseSharedLeaseRevoked(t *testing.T) {
+	t.Parallel()
+	e := clients(t, 1)[0]
+	if _, ok, err := e.LeaseAcquire("x", []byte("a"), kv.LeaseExclusive, 0, 30*time.Second, 0); err != nil || !ok {
+		t.Fatalf("acquire: %v %v", ok, err)
+	}
+	if ok, _, _, err := e.RateLimit("rl", 5, 30*time.Second); err != nil || !ok {
+		t.Fatalf("rate limit: %v %v", ok, err)
+	}
+	cl, ctx, cancel, err := e.op()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cancel()
+	e.book.mu.Lock()
+	var ids []clientv3.LeaseID
+	for _, l := range e.book.bySecs {
+		ids = append(ids, l.id)
+	}
+	e.book.mu.Unlock()
+	for _, id := range ids {
+		if _, err := cl.Revoke(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ok, err := e.Exists("x"); err != nil || ok {
+		t.Fatalf("x after its lease's revoke: %v %v", ok, err)
+	}
+	if _, ok, err := e.LeaseAcquire("y", []byte("b"), kv.LeaseExclusive, 0, 30*time.Second, 0); err != nil || !ok {
+		t.Fatalf("acquire after a revoke: %v %v", ok, err)
+	}
+	if ok, _, _, err := e.RateLimit("rl2", 5, 30*time.Second); err != nil || !ok {
+		t.Fatalf("rate limit after a revoke: %v %v", ok, err)
+	}
 }

@@ -103,6 +103,9 @@ func (e *Engine) RateLimit(key string, limit int64, window time.Duration) (bool,
 		at, _ := slices.BinarySearch(log, now+1) // after equal times: the log stays in order
 		log = slices.Insert(log, at, now)
 		r, err := cl.Txn(ctx).If(cmp).Then(clientv3.OpPut(k, rateLogBytes(log), clientv3.WithLease(lease.id))).Commit()
+		if e.lostLease(err) {
+			continue
+		}
 		if err != nil {
 			return false, 0, 0, e.fail("rate limit", err)
 		}
