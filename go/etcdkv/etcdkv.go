@@ -8,7 +8,8 @@
 // so revoking a lease a key no longer uses touches nothing else.
 //
 // Keys live under a prefix ("ephpm/" by default): data under prefix+"k/",
-// fence records under prefix+"f/". Flush deletes the prefix only, so an
+// fence records under prefix+"f/", lease holders under prefix+"l/"
+// (lease.go). Flush deletes the prefix only, so an
 // etcd cluster shared with other software is not wiped.
 //
 // Any failure to reach a quorum within the timeout is kv.ErrUnavailable,
