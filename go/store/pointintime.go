@@ -81,9 +81,11 @@ func (s *Store) Export(fn func(key string, value []byte, ttl time.Duration) erro
 				return true
 			}
 		}
-		value := it.data // immutable once stored
-		if it.compressed {
-			value = it.plain()
+		var value []byte
+		if it.compressed || it.inPlace() {
+			value = s.plainOf(key, it) // an in-place item's under its lock
+		} else {
+			value = it.data // immutable once stored
 		}
 		err = fn(key, value, ttl)
 		return err == nil

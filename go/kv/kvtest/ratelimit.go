@@ -101,11 +101,13 @@ func checkRateLimit(h0 *harness) {
 		t.Fatalf("call %d of a limit of %d in %v: allowed", limit+1, limit, c.end.Sub(first.start))
 	}
 	// retryAfter is when the oldest admitted call leaves the window.
-	if latest := first.end.Add(w).Sub(c.start); c.retry > latest+h.target.TTLResolution {
-		t.Fatalf("retryAfter %v; the oldest call leaves the window within %v", c.retry, latest)
+	res := h.target.TTLResolution
+	if lo, hi := first.start.Add(w).Sub(c.end), first.end.Add(w).Sub(c.start); c.retry < lo-res || c.retry > hi+res {
+		t.Fatalf("retryAfter %v; the oldest call leaves the window in %v to %v", c.retry, lo, hi)
 	}
-	// Refused calls, made half a window in, are not recorded: the window
-	// after the admitted ones admits again though these are still in it.
+	// Refused calls, made half a window in, are not recorded: once the
+	// admitted calls have left the window, calls are admitted again though
+	// these are still in it.
 	time.Sleep(w / 2)
 	refused := true
 	for range 3 {
@@ -114,11 +116,11 @@ func checkRateLimit(h0 *harness) {
 		refused = refused && !c.allowed
 	}
 	if refused {
-		time.Sleep(c.retry + h.target.TTLResolution + 2*time.Millisecond)
+		time.Sleep(time.Until(log[limit-1].end.Add(w + res + 2*time.Millisecond)))
 		c = h.call("r", limit, w)
 		log = append(log, c)
 		if !c.allowed {
-			t.Fatalf("refused after its retryAfter, %v after the first call (refused calls recorded?)", c.start.Sub(first.end))
+			t.Fatalf("refused once the admitted calls left the window, %v after the first (refused calls recorded?)", c.start.Sub(first.end))
 		}
 	} else {
 		t.Logf("the machine stalled past the window (%v): refused calls not checked", c.end.Sub(first.start))
@@ -137,17 +139,18 @@ func checkRateLimit(h0 *harness) {
 	}
 }
 
-// At a fixed window's edge (the epoch's, and the first call's): one call
-// at its start, limit-1 just before its end, limit just after; an exact
-// log never admits more than limit in any window.
+// Calls that a fixed window admits and an exact log refuses: one at the
+// start of a window (a multiple of it since the Unix epoch, and the first
+// call's), limit-1 just before its end, then calls every few ms for a
+// window. A fixed window of any phase lets limit of those in after its next
+// edge, less than a window after the limit-1 (unless the edge falls in the
+// last few ms); an exact log admits no more than limit in any window.
 func checkRateLimitExact(h0 *harness) {
 	h := rateLimiter(h0)
 	w := h.window()
 	const limit = 4
 	margin := w / 8
-	// t0 just after a multiple of w since the Unix epoch.
 	t0 := time.Unix(0, (time.Now().UnixNano()/int64(w)+1)*int64(w)).Add(2 * time.Millisecond)
-	time.Sleep(time.Until(t0))
 	var log []rateCall
 	burst := func(at time.Time, n int) {
 		time.Sleep(time.Until(at))
@@ -157,8 +160,10 @@ func checkRateLimitExact(h0 *harness) {
 	}
 	burst(t0, 1)
 	burst(t0.Add(w-margin), limit-1)
-	burst(t0.Add(w+margin/4), limit)
-	burst(t0.Add(w+w/2), limit)
+	step := max(time.Millisecond, w/100)
+	for at := t0.Add(w + margin/4); at.Before(t0.Add(2 * w)); at = at.Add(step) {
+		burst(at, 1)
+	}
 	n := h.exact(log, limit, w)
 	if n < limit {
 		h.t.Fatalf("%d calls admitted over %v, want at least %d", n, log[len(log)-1].end.Sub(log[0].start), limit)
