@@ -111,6 +111,13 @@ func (s *Store) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit 
 	}
 	owned, retried := key, false
 	var fresh *item
+	newItem := func() {
+		owned, fresh = newInPlace(key, kindLease, leaseHeader, max(64, leaseHeader+leaseEntrySize(token)))
+		fresh.data[0], fresh.data[1] = leaseMagic, leaseVersion
+	}
+	if _, ok := s.m.Load(key); !ok {
+		newItem() // a new key: one Compute, not one to find it missing and one to insert
+	}
 	for {
 		var res leaseResult
 		s.m.Compute(owned, func(old *item, loaded bool) (*item, xsync.ComputeOp) {
@@ -118,8 +125,7 @@ func (s *Store) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit 
 		})
 		switch {
 		case res.needItem:
-			owned, fresh = newInPlace(key, kindLease, leaseHeader, max(64, leaseHeader+leaseEntrySize(token)))
-			fresh.data[0], fresh.data[1] = leaseMagic, leaseVersion
+			newItem()
 		case res.full && !retried:
 			s.reclaimExpired()
 			retried = true
@@ -161,7 +167,9 @@ func (s *Store) acquireStep(key string, old *item, loaded bool, fresh *item, tok
 	}
 	switch {
 	case sc.own >= 0 && d[sc.own] != modeIntent:
-		// A holder: renewal, promotion or demotion, same fence.
+		// A holder: renewal, promotion or demotion, same fence. A refused
+		// promotion records no intent (one entry per token) and leaves the
+		// holder's lease as it was.
 		cur := kv.LeaseMode(d[sc.own])
 		if cur == mode ||
 			mode == kv.LeaseExclusive && sc.holders == 1 ||

@@ -42,6 +42,13 @@ func (s *Store) RateLimit(key string, limit int64, window time.Duration) (bool, 
 	}
 	owned, retried := key, false
 	var fresh *item
+	newItem := func() {
+		owned, fresh = newInPlace(key, kindRate, rateHeader, rateHeader+8*int(min(limit, 6)))
+		fresh.data[0], fresh.data[1] = rateMagic, rateVersion
+	}
+	if _, ok := s.m.Load(key); !ok {
+		newItem() // a new key: one Compute, not one to find it missing and one to insert
+	}
 	for {
 		var res rateResult
 		s.m.Compute(owned, func(old *item, loaded bool) (*item, xsync.ComputeOp) {
@@ -49,8 +56,7 @@ func (s *Store) RateLimit(key string, limit int64, window time.Duration) (bool, 
 		})
 		switch {
 		case res.needItem:
-			owned, fresh = newInPlace(key, kindRate, rateHeader, rateHeader+8*int(min(limit, 6)))
-			fresh.data[0], fresh.data[1] = rateMagic, rateVersion
+			newItem()
 		case res.full && !retried:
 			s.reclaimExpired()
 			retried = true
@@ -103,6 +109,7 @@ func (s *Store) rateStep(key string, old *item, loaded bool, fresh *item, limit 
 		it.plainLen -= 8 * first
 		start := len(it.data) - it.plainLen
 		it.data[start], it.data[start+1] = rateMagic, rateVersion
+		s.shrink(it)
 		v = it.stored()
 	}
 	count := int64(n - first)
@@ -110,7 +117,6 @@ func (s *Store) rateStep(key string, old *item, loaded bool, fresh *item, limit 
 		// The call that must leave for one more to fit: the oldest, unless
 		// the limit was lowered since the log filled.
 		res.retry = time.Duration(callAt(v, int(count-limit)) + int64(window) - now)
-		s.shrink(it)
 		return old, xsync.CancelOp
 	}
 	if !s.grow(it, 8) {
