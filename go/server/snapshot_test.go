@@ -331,7 +331,7 @@ func TestSnapshotFormat3(t *testing.T) {
 	if ttl, _ := strconv.ParseInt(rc.do("TTL", "bin\x00"), 10, 64); ttl < 1_000_000_000 {
 		t.Fatalf("TTL %d, written as about 50 years", ttl)
 	}
-	// The server writes format 4 from then on, and loads it.
+	// The server writes the current format from then on, and loads it.
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -358,5 +358,45 @@ func TestSnapshotFormat3(t *testing.T) {
 	fw.w.Flush()
 	if err := refused(t, cfg, b.Bytes(), end.off, "format 3, whole-file check"); !strings.Contains(err.Error(), "whole-file") {
 		t.Errorf("format 3, whole-file check: refused for another reason: %v", err)
+	}
+}
+
+// asFormat re-encodes snapshot b (its frames as they are) under format
+// version v, with every checksum made anew.
+func asFormat(b []byte, v uint32) []byte {
+	var out bytes.Buffer
+	fw := &frameWriter{w: bufio.NewWriter(&out)}
+	fw.checked(binary.LittleEndian.AppendUint32([]byte(snapshotMagic), v))
+	fs := snapFrames(b)
+	for _, f := range fs[:len(fs)-1] {
+		fw.frame(f.tag, f.payload)
+	}
+	fences, rest, _ := uvarint(fs[len(fs)-1].payload)
+	keys, _, _ := uvarint(rest)
+	fw.frame('E', binary.LittleEndian.AppendUint32(binary.AppendUvarint(binary.AppendUvarint(nil, fences), keys), fw.all))
+	fw.w.Flush()
+	return out.Bytes()
+}
+
+// A format 4 file (no lease sets or rate logs in it) loads as it is; a
+// newer format than this server writes is refused by name.
+func TestSnapshotLoadsFormat4(t *testing.T) {
+	cfg := quietConfig(t.TempDir())
+	v4 := asFormat(twoKeys(t, cfg, "aaaa", "bbbb"), 4)
+	if err := os.WriteFile(cfg.Snapshot, v4, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, addr := startServer(t, cfg)
+	runSteps(t, dial(t, "unix", addr), []step{cmd(`"aaaa"`, "GET", "k1"), cmd(`"bbbb"`, "GET", "k2")})
+
+	cfg = quietConfig(t.TempDir())
+	if err := os.WriteFile(cfg.Snapshot, asFormat(v4, snapshotVersion+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := New(cfg); err == nil || !strings.Contains(err.Error(), "format version") {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("a format %d file: %v", snapshotVersion+1, err)
 	}
 }

@@ -1,0 +1,120 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ephpm/ephpm-kv/kv"
+)
+
+// Lease sets and rate logs in a snapshot (the server's): their kind, which
+// no plain SET can forge and which a snapshot must keep (restored as a
+// plain value, a lease set would refuse every lease op until it expired),
+// and the times inside them. Those are on nanotime's clock (CLOCK_MONOTONIC,
+// which a reboot resets: a holder's expiry would then lie years ahead, or
+// in the past), so they travel as Unix nanoseconds, as a key's expiry
+// travels as a Unix time.
+
+// Kind is what a stored value is.
+type Kind uint8
+
+const (
+	KindPlain = Kind(kindPlain)
+	KindLease = Kind(kindLease) // a lease set (lease.go)
+	KindRate  = Kind(kindRate)  // a rate-limit log (ratelimit.go)
+)
+
+// MaxRecordSize is the largest lease set (every holder and intent with the
+// longest token) or rate log (kv.MaxRateLimit calls) a store keeps, which
+// may pass max_value_size.
+const MaxRecordSize = leaseHeader + 2*kv.MaxLeaseHolders*(leaseEntryFixed+kv.MaxLeaseToken)
+
+// errBadRecord: a snapshot's lease set or rate log that is not one.
+var errBadRecord = errors.New("malformed lease set or rate log")
+
+// recordTimes calls fn with the offset of each time in a lease set's or
+// rate log's value, after checking its layout.
+func recordTimes(kind Kind, v []byte, fn func(at int)) error {
+	switch kind {
+	case KindLease:
+		if len(v) < leaseHeader || v[0] != leaseMagic || v[1] != leaseVersion {
+			return errBadRecord
+		}
+		for r := leaseHeader; r < len(v); {
+			if len(v)-r < leaseEntryFixed {
+				return errBadRecord
+			}
+			n := leaseEntryFixed + int(v[r+17])
+			if mode := v[r]; mode < byte(kv.LeaseShared) || mode > modeIntent || v[r+17] == 0 || v[r+17] > kv.MaxLeaseToken || len(v)-r < n {
+				return errBadRecord
+			}
+			fn(r + 1)
+			r += n
+		}
+	case KindRate:
+		if len(v) < rateHeader || v[0] != rateMagic || v[1] != rateVersion || (len(v)-rateHeader)%8 != 0 {
+			return errBadRecord
+		}
+		for at := rateHeader; at < len(v); at += 8 {
+			fn(at)
+		}
+	default:
+		return errBadRecord
+	}
+	return nil
+}
+
+// shiftTimes adds delta to every time in v, in place.
+func shiftTimes(kind Kind, v []byte, delta int64) error {
+	return recordTimes(kind, v, func(at int) {
+		binary.LittleEndian.PutUint64(v[at:], uint64(int64(binary.LittleEndian.Uint64(v[at:]))+delta))
+	})
+}
+
+// clockOffset is what turns a time on nanotime's clock into Unix ns.
+func clockOffset() int64 { return time.Now().UnixNano() - nanotime() }
+
+// ExportKinds is Export with each value's kind; the times inside a lease
+// set or rate log are Unix nanoseconds in the value fn gets (a copy).
+func (s *Store) ExportKinds(fn func(key string, kind Kind, value []byte, ttl time.Duration) error) error {
+	off := clockOffset()
+	return s.export(func(key string, it *item, value []byte, ttl time.Duration) error {
+		kind := Kind(it.kind)
+		if kind != KindPlain {
+			if err := shiftTimes(kind, value, off); err != nil {
+				return fmt.Errorf("exporting %q: %w", key, err)
+			}
+		}
+		return fn(key, kind, value, ttl)
+	})
+}
+
+// Restore stores a value ExportKinds gave, of its kind and with its
+// times, to expire after ttl (0: never; a lease set's or rate log's is its
+// latest entry's). A lease set or rate log may pass max_value_size, as it
+// may when written; one that is not well formed is refused.
+func (s *Store) Restore(key string, kind Kind, value []byte, ttl time.Duration) error {
+	if kind == KindPlain {
+		_, err := s.SetWith(key, value, SetOptions{TTL: ttl})
+		return err
+	}
+	if err := kv.CheckKey(key); err != nil {
+		return err
+	}
+	if err := kv.CheckTTL(ttl); err != nil {
+		return err
+	}
+	if len(value) > MaxRecordSize {
+		return fmt.Errorf("%w: %d bytes", errBadRecord, len(value))
+	}
+	owned, it := newInPlace(key, itemKind(kind), len(value), len(value))
+	copy(it.data, value)
+	if err := shiftTimes(kind, it.data, -clockOffset()); err != nil {
+		return fmt.Errorf("%q: %w", key, err)
+	}
+	it.deadline.Store(deadlineFor(int64(ttl)))
+	_, err := s.writeItem(owned, it, &SetOptions{TTL: ttl}, nil)
+	return err
+}
