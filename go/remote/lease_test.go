@@ -262,3 +262,40 @@ func BenchmarkRedisRateLimit(b *testing.B) {
 		})
 	}
 }
+
+// A Redis over its maxmemory refuses writes: a refused acquire, a release
+// or renew by a non-holder, and a count write nothing, so they answer as
+// usual; the last holder's release is a DEL, which a full Redis takes; a
+// grant is kv.ErrFull, never a false.
+func TestRedisLeaseAtMaxMemory(t *testing.T) {
+	sock := redisSocket(t)
+	openRedis(t, sock, kvtest.Config{MemoryLimit: 64 << 10})
+	e := newEngine(t, "unix://"+sock, "", 5*time.Second)
+	if _, ok, err := e.LeaseAcquire("k", []byte("A"), kv.LeaseExclusive, 0, time.Minute, 0); !ok || err != nil {
+		t.Fatalf("acquire: %v, %v", ok, err)
+	}
+	// Over its maxmemory from here on, whatever the client buffers do.
+	redisCmd(t, sock, "CONFIG", "SET", "maxmemory", "1")
+	t.Cleanup(func() { redisCmd(t, sock, "CONFIG", "SET", "maxmemory", "0") })
+	if _, ok, err := e.LeaseAcquire("k", []byte("B"), kv.LeaseExclusive, 0, time.Minute, 0); ok || err != nil {
+		t.Fatalf("a refused acquire at maxmemory: %v, %v; want false", ok, err)
+	}
+	if _, ok, err := e.LeaseAcquire("k", []byte("B"), kv.LeaseShared, 0, time.Minute, 0); ok || err != nil {
+		t.Fatalf("a refused reader at maxmemory: %v, %v; want false", ok, err)
+	}
+	if ok, err := e.LeaseRenew("k", []byte("B"), time.Minute); ok || err != nil {
+		t.Fatalf("a non-holder's renew at maxmemory: %v, %v", ok, err)
+	}
+	if ok, err := e.LeaseRelease("k", []byte("B")); ok || err != nil {
+		t.Fatalf("a non-holder's release at maxmemory: %v, %v", ok, err)
+	}
+	if n, err := e.LeaseCount("k"); n != 1 || err != nil {
+		t.Fatalf("count at maxmemory: %d, %v", n, err)
+	}
+	if ok, err := e.LeaseRelease("k", []byte("A")); !ok || err != nil {
+		t.Fatalf("the last holder's release at maxmemory: %v, %v", ok, err)
+	}
+	if _, ok, err := e.LeaseAcquire("k2", []byte("A"), kv.LeaseExclusive, 0, time.Minute, 0); ok || !errors.Is(err, kv.ErrFull) {
+		t.Fatalf("a grant at maxmemory: %v, %v; want kv.ErrFull", ok, err)
+	}
+}

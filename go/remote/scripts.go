@@ -226,7 +226,8 @@ func hashTag(key string) (string, bool) {
 
 // The lease and rate-limit scripts (kv.Leases, kv.RateLimiter).
 //
-// Representation: a packed string, as the ephpm-kv server stores them, so
+// Representation: a packed string, like the ephpm-kv server's (in a layout
+// of its own), so
 // GET, DEL, EXISTS and PTTL treat such a key as any key (kv.Leases's
 // contract: GET finds it; a Redis hash or sorted set would be WRONGTYPE
 // to GET). A lease set is "L\1", then per entry (struct.pack, big-endian)
@@ -255,7 +256,8 @@ local wrongtype = '` + kv.RESPWrongType + `'
 // luaLeases loads a lease set and saves it back.
 const luaLeases = luaNow + luaWrongType + `
 -- live: token -> {m = mode, x = expiry, f = fence}; expired entries are
--- left out, and go with the next save.
+-- left out, and go with the next save. Only a change is saved: a refusal
+-- writes nothing (which a Redis over its maxmemory would refuse).
 local function load(key, now)
   local v = redis.call('GET', key)
   local live = {}
@@ -323,7 +325,7 @@ end
 if ok and not held and others >= ` + strconv.Itoa(kv.MaxLeaseHolders) + ` then
   return redis.error_reply([=[` + errTooManyHolders + `]=])
 end
-local fence = 0
+local fence, changed = 0, ok
 if ok then
   if held then fence = mine.f else fence = next_fence(KEYS[2], last, now) end
   live[tok] = {m = mode, x = now + tonumber(ARGV[4]) * 1000, f = tonumber(fence)}
@@ -332,8 +334,9 @@ elseif mode == 2 and not held and ARGV[5] ~= '0' then
     return redis.error_reply([=[` + errTooManyHolders + `]=])
   end
   live[tok] = {m = 0, x = now + math.min(tonumber(ARGV[5]), tonumber(ARGV[4])) * 1000, f = 0}
+  changed = true
 end
-save(KEYS[1], live)
+if changed then save(KEYS[1], live) end
 if ok then return string.format('%.0f', fence) end
 return 0`)
 

@@ -524,17 +524,20 @@ func checkLeaseWrongType(h0 *harness) {
 func checkLeaseMaxHolders(h0 *harness) {
 	h := leases(h0)
 	t := h.t
+	// A long ttl: on etcd the 1024 grants, one consensus round each, can take
+	// tens of seconds on a loaded machine; none may expire before the check.
+	const ttl = 10 * time.Minute
 	for i := range kv.MaxLeaseHolders {
-		if _, ok := h.acquire("many", fmt.Sprint("r", i), shared, 0, time.Minute, 0); !ok {
+		if _, ok := h.acquire("many", fmt.Sprint("r", i), shared, 0, ttl, 0); !ok {
 			t.Fatalf("reader %d: refused", i)
 		}
 	}
-	_, ok, err := h.l.LeaseAcquire("many", []byte("one-too-many"), shared, 0, time.Minute, 0)
+	_, ok, err := h.l.LeaseAcquire("many", []byte("one-too-many"), shared, 0, ttl, 0)
 	if err == nil || ok {
 		t.Fatalf("reader %d: %v, %v; want an error", kv.MaxLeaseHolders+1, ok, err)
 	}
 	h.wantCount("many", kv.MaxLeaseHolders)
-	if _, ok := h.acquire("many", "r7", shared, 0, time.Minute, 0); !ok {
+	if _, ok := h.acquire("many", "r7", shared, 0, ttl, 0); !ok {
 		t.Fatal("a holder's renewal at the bound: refused")
 	}
 	h.release("many", "r0")
