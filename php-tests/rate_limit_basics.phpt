@@ -13,7 +13,10 @@ for ($i = 0; $i < 5; $i++) {
     $r = ephpm_kv_rate_limit('api:alice', 3, $window);
     echo json_encode(['allowed' => $r['allowed'], 'remaining' => $r['remaining']]), ' ',
         $r['allowed'] ? var_export($r['retry_after'] === 0.0, true)
-        : var_export($r['retry_after'] > 0 && $r['retry_after'] <= $window - (microtime(true) - $start) + 0.001, true), "\n";
+        // the oldest admitted call came after $start: it leaves the window at
+        // most $window and at least $window minus the time since then from now
+        : var_export($r['retry_after'] <= $window + 0.001
+            && $r['retry_after'] >= $window - (microtime(true) - $start) - 0.005, true), "\n";
 }
 var_dump(array_keys($r), is_float($r['retry_after']));
 // Another key has its own window; an int window is seconds.
