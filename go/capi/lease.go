@@ -9,7 +9,28 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ephpm/ephpm-kv/etcdkv"
 	"github.com/ephpm/ephpm-kv/kv"
+	"github.com/ephpm/ephpm-kv/remote"
+	"github.com/ephpm/ephpm-kv/shm"
+	"github.com/ephpm/ephpm-kv/store"
+)
+
+// Every engine configure, configure_shm and serverEngine (server.go) can
+// start: the in-process map, the segment, an ephpm-kv server, a Valkey or
+// Redis, a Redis Cluster, etcd. Each serves the lease and rate-limit ops
+// itself, or the library does not build.
+var (
+	_ kv.Leases      = (*store.Store)(nil)
+	_ kv.RateLimiter = (*store.Store)(nil)
+	_ kv.Leases      = (*shm.Engine)(nil)
+	_ kv.RateLimiter = (*shm.Engine)(nil)
+	_ kv.Leases      = (*remote.Engine)(nil)
+	_ kv.RateLimiter = (*remote.Engine)(nil)
+	_ kv.Leases      = (*remote.Cluster)(nil)
+	_ kv.RateLimiter = (*remote.Cluster)(nil)
+	_ kv.Leases      = (*etcdkv.Engine)(nil)
+	_ kv.RateLimiter = (*etcdkv.Engine)(nil)
 )
 
 // The lease and rate-limit ops (ReadWriteLock, Semaphore,

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ephpm/ephpm-kv/kv"
 	"github.com/ephpm/ephpm-kv/store"
@@ -26,5 +27,30 @@ func TestLeaseOpsOnAnEngineWithoutThemSaySo(t *testing.T) {
 	}
 	if _, err := rateLimiter(); err == nil || !strings.Contains(err.Error(), "does not implement the rate limiter") {
 		t.Errorf("rateLimiter() on an engine without it: %v", err)
+	}
+}
+
+// The running engine's own leases and limiter serve the ops.
+func TestLeaseOpsReachTheEngine(t *testing.T) {
+	prev := active.Load()
+	t.Cleanup(func() { active.Store(prev) })
+	active.Store(&engineRef{store.New(store.Config{})})
+
+	l, err := leases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := l.LeaseAcquire("k", []byte("t"), kv.LeasePermit, 1, time.Minute, 0); !ok || err != nil {
+		t.Fatalf("LeaseAcquire: %v %v", ok, err)
+	}
+	if n, err := l.LeaseCount("k"); n != 1 || err != nil {
+		t.Fatalf("LeaseCount: %d %v", n, err)
+	}
+	r, err := rateLimiter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, left, _, err := r.RateLimit("r", 2, time.Minute); !ok || left != 1 || err != nil {
+		t.Fatalf("RateLimit: %v %d %v", ok, left, err)
 	}
 }
