@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: a9d7d0e8e1b1ccb9a0fccb67c3d43bd664ccaae3 */
+ * Stub hash: 9bb933e6037ce7d3b68bb2bd014ccdb9d9f54641 */
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_get, 0, 1, IS_STRING, 1)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)

@@ -251,7 +251,12 @@ namespace Ephpm {
          */
         public function release(): bool {}
 
-        /** This holder's lease is live. */
+        /**
+         * This holder's lease is live. The store has no read of one holder's expiry: this renews
+         * the lease to the time this process counts as left (so it ends when it
+         * would have; on etcd, whole seconds, up to a second later), and is false
+         * without asking once that time has run out.
+         */
         public function isAcquired(): bool {}
     }
 
@@ -291,7 +296,12 @@ namespace Ephpm {
          */
         public function release(): bool {}
 
-        /** This permit is live. */
+        /**
+         * This permit is live. The store has no read of one holder's expiry: this renews
+         * the lease to the time this process counts as left (so it ends when it
+         * would have; on etcd, whole seconds, up to a second later), and is false
+         * without asking once that time has run out.
+         */
         public function isAcquired(): bool {}
     }
 }
