@@ -26,7 +26,6 @@ foreach ($grants as $i => $grant) {
     $last = $h->fence;
 }
 var_dump($ok);
-$w = end($held);
 $before = $held[5]->fence;
 var_dump($held[5]->refresh(60), $held[5]->fence === $before);
 foreach ($held as $h) {
