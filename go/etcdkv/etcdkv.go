@@ -8,7 +8,8 @@
 // so revoking a lease a key no longer uses touches nothing else.
 //
 // Keys live under a prefix ("ephpm/" by default): data under prefix+"k/",
-// fence records under prefix+"f/". Flush deletes the prefix only, so an
+// fence records under prefix+"f/", lease holders under prefix+"l/"
+// (lease.go). Flush deletes the prefix only, so an
 // etcd cluster shared with other software is not wiped.
 //
 // Any failure to reach a quorum within the timeout is kv.ErrUnavailable,
@@ -70,6 +71,9 @@ type Engine struct {
 
 	// Counted by this process only: etcd keeps no such counters.
 	hits, misses, rejected atomic.Int64
+	// Lease and rate-limit writes another write beat, tried again.
+	conflicts atomic.Int64
+	book      leaseBook // shared leases of the lease and rate-limit keys
 }
 
 var _ kv.Engine = (*Engine)(nil)
@@ -226,10 +230,10 @@ func (e *Engine) grant(ctx context.Context, cl *clientv3.Client, ttl time.Durati
 // not wait for it. A revoke that never runs leaves the lease to expire.
 // Never called after a write that failed with an error: it may have
 // landed, and revoking its lease would delete the key (a refreshed lock,
-// before its old ttl ran out).
+// before its old ttl ran out). Shared leases (leasebook.go) are passed by.
 func (e *Engine) revokeLater(cl *clientv3.Client, ids ...clientv3.LeaseID) {
 	for _, id := range ids {
-		if id == clientv3.NoLease {
+		if id == clientv3.NoLease || isShared(id) { // other keys may be on a shared one
 			continue
 		}
 		go func() {

@@ -1,11 +1,11 @@
 package kv
 
-// Errors is every error engine.go declares, for the tables that map them
-// (the C ABI's codes, the RESP replies) and the tests that hold those
-// tables complete.
+// Errors is every error engine.go and lease.go declare, for the tables
+// that map them (the C ABI's codes, the RESP replies) and the tests that
+// hold those tables complete.
 var Errors = []error{
 	ErrEmptyKey, ErrKeyTooLarge, ErrValueTooLarge, ErrBadTTL, ErrFull, ErrNotInteger, ErrOverflow,
-	ErrClosed, ErrUnavailable,
+	ErrClosed, ErrUnavailable, ErrBadLease, ErrNotLease,
 }
 
 // ClientSide reports the errors only a client meets (the engine could not

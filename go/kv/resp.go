@@ -14,6 +14,10 @@ const (
 	RESPOverflow   = "ERR increment or decrement would overflow"
 	RESPFull       = "OOM command not allowed when used memory > 'maxmemory'"
 	RESPTooLarge   = "TOOLARGE"
+	// RESPWrongType is Redis's refusal of a command on a key of another
+	// type, word for word: a lease or rate-limit operation on a plain
+	// value (or the other family's), as Redis refuses HSET on a string.
+	RESPWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value"
 )
 
 // respForm is how a reply carries the engine's message.
@@ -39,6 +43,8 @@ var RESPErrors = []struct {
 	{ErrKeyTooLarge, "ERR", respAppend},
 	{ErrEmptyKey, "ERR", respAppend},
 	{ErrBadTTL, "ERR", respAppend},
+	{ErrBadLease, "ERR", respAppend},
+	{ErrNotLease, RESPWrongType, respExact},
 }
 
 // detailOf is err's message past its sentinel's ("value is too large: 5

@@ -58,11 +58,18 @@ func TestRESPRepliesKeepTheirWording(t *testing.T) {
 		{fmt.Errorf("%w: 9223372036854775807 + 1", ErrOverflow), "ERR increment or decrement would overflow"},
 		{fmt.Errorf("%w: 65537 bytes, the limit is 65536", ErrKeyTooLarge), "ERR key is too large: 65537 bytes, the limit is 65536"},
 		{ErrEmptyKey, "ERR key must not be empty"},
+		{fmt.Errorf("%w: token must be 1 to 64 bytes, got 0", ErrBadLease), "ERR bad lease or rate-limit argument: token must be 1 to 64 bytes, got 0"},
+		{ErrNotLease, "WRONGTYPE Operation against a key holding the wrong kind of value"},
 	}
 	for _, c := range cases {
 		if got := RESPReply(c.err); got != c.want {
 			t.Errorf("RESPReply(%v) = %q, want %q", c.err, got, c.want)
 		}
+	}
+	// Redis's own WRONGTYPE reply (a script's HGET on a string) is the
+	// same refusal.
+	if got, _, ok := ParseRESPError("WRONGTYPE Operation against a key holding the wrong kind of value"); got != ErrNotLease || !ok {
+		t.Errorf("Redis's WRONGTYPE: %v, %v", got, ok)
 	}
 	// Redis's own OOM reply, without the engine's detail.
 	if got, detail, ok := ParseRESPError("OOM command not allowed when used memory > 'maxmemory'."); got != ErrFull || detail != "" || !ok {
@@ -70,14 +77,17 @@ func TestRESPRepliesKeepTheirWording(t *testing.T) {
 	}
 }
 
-// Every engine error declared in engine.go is in Errors, and crosses RESP
-// with its kind unless only a client meets it.
+// Every engine error declared in engine.go and lease.go is in Errors, and
+// crosses RESP with its kind unless only a client meets it.
 func TestRESPErrorsCoverEngineErrors(t *testing.T) {
-	src, err := os.ReadFile("engine.go")
-	if err != nil {
-		t.Fatal(err)
+	var declared [][]string
+	for _, file := range []string{"engine.go", "lease.go"} {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		declared = append(declared, regexp.MustCompile(`(?m)^\s*(Err\w+)\s*= errors\.New`).FindAllStringSubmatch(string(src), -1)...)
 	}
-	declared := regexp.MustCompile(`(?m)^\s*(Err\w+)\s*= errors\.New`).FindAllStringSubmatch(string(src), -1)
 	seen := map[error]bool{}
 	for _, e := range Errors {
 		if seen[e] {

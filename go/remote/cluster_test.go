@@ -581,8 +581,11 @@ func TestRedisClusterFenceNameWithoutSlot(t *testing.T) {
 		if f, ok, err := e.SetNXFenced(name, []byte("A"), time.Minute); !errors.Is(err, ErrNoSlot) || ok || f != 0 {
 			t.Fatalf("SetNXFenced %q: %d, %v, %v", name, f, ok, err)
 		}
+		if f, ok, err := e.LeaseAcquire(name, []byte("A"), kv.LeaseShared, 0, time.Minute, 0); !errors.Is(err, ErrNoSlot) || ok || f != 0 {
+			t.Fatalf("LeaseAcquire %q: %d, %v, %v", name, f, ok, err)
+		}
 		if found, _ := e.Exists(name); found {
-			t.Fatalf("%q taken by a refused SetNXFenced", name)
+			t.Fatalf("%q taken by a refused SetNXFenced or LeaseAcquire", name)
 		}
 		if ok, err := e.SetNX(name, []byte("A"), time.Minute); !ok || err != nil {
 			t.Fatalf("SetNX %q: %v, %v", name, ok, err)
@@ -590,5 +593,8 @@ func TestRedisClusterFenceNameWithoutSlot(t *testing.T) {
 	}
 	if f, ok, err := e.SetNXFenced("{t}a}b", []byte("A"), time.Minute); err != nil || !ok || f <= 0 {
 		t.Fatalf("SetNXFenced with a tag and a '}': %d, %v, %v", f, ok, err)
+	}
+	if f, ok, err := e.LeaseAcquire("{t}c}d", []byte("A"), kv.LeaseShared, 0, time.Minute, 0); err != nil || !ok || f <= 0 {
+		t.Fatalf("LeaseAcquire with a tag and a '}': %d, %v, %v", f, ok, err)
 	}
 }

@@ -29,7 +29,7 @@ var redisOnce struct {
 
 // redisSocket returns the shared redis-server's socket, starting it on
 // first use; it skips the test only when redis-server is not installed.
-func redisSocket(t *testing.T) string {
+func redisSocket(t testing.TB) string {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -286,6 +286,11 @@ func TestRedisUsesScripts(t *testing.T) {
 		{"SetIfLocked", func() error { _, err := e.SetIfLocked("data", tok, 0, "lock", tok, time.Minute, true); return err }},
 		{"DelIfEq again", func() error { _, err := e.DelIfEq("k", tok); return err }},
 		{"Incr again", func() error { _, err := e.Incr("n", 1, time.Minute); return err }},
+		{"LeaseAcquire", func() error { _, _, err := e.LeaseAcquire("rw", tok, kv.LeaseShared, 0, time.Minute, 0); return err }},
+		{"LeaseRenew", func() error { _, err := e.LeaseRenew("rw", tok, time.Minute); return err }},
+		{"LeaseCount", func() error { _, err := e.LeaseCount("rw"); return err }},
+		{"LeaseRelease", func() error { _, err := e.LeaseRelease("rw", tok); return err }},
+		{"RateLimit", func() error { _, _, _, err := e.RateLimit("rate", 5, time.Minute); return err }},
 	}
 	redisCmd(t, sock, "CONFIG", "RESETSTAT")
 	for _, op := range ops {
@@ -294,9 +299,9 @@ func TestRedisUsesScripts(t *testing.T) {
 		}
 	}
 	st := commandStats(t, sock)
-	// All but Set: 10 scripts run, 8 distinct ones loaded.
-	if st["evalsha"] != 10 || st["script|load"] != 8 {
-		t.Errorf("EVALSHA %d times (want 10), SCRIPT LOAD %d (want 8): %v", st["evalsha"], st["script|load"], st)
+	// All but Set: 15 scripts run, 13 distinct ones loaded.
+	if st["evalsha"] != 15 || st["script|load"] != 13 {
+		t.Errorf("EVALSHA %d times (want 15), SCRIPT LOAD %d (want 13): %v", st["evalsha"], st["script|load"], st)
 	}
 	// DELIFEQ was tried once, at the first operation; then the dialect
 	// was learned (COMMAND INFO, CONFIG GET) and kept.

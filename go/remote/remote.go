@@ -268,7 +268,14 @@ func (e *Engine) classify(err error) error {
 // errors from kv's RESP table, plus what only a client meets (a bulk over
 // the server's limit, a refused password).
 func (e *Engine) classifyReply(msg string) error {
-	if kind, detail, ok := kv.ParseRESPError(msg); ok {
+	kind, detail, ok := kv.ParseRESPError(msg)
+	switch {
+	case ok && kind == kv.ErrNotLease && e.isRedis.Load():
+		// Redis's WRONGTYPE: a key of another Redis type than the
+		// operation's (a hash, a list... for a string operation; a string
+		// for a lease's hash).
+		return fmt.Errorf("%w: the %s at %s holds a value of another Redis type at that key: %s (%w)", kv.ErrNotLease, e.kind(), e.addr, msg, errWrongType)
+	case ok:
 		return e.storeError(kind, detail, msg)
 	}
 	switch {
@@ -278,17 +285,15 @@ func (e *Engine) classifyReply(msg string) error {
 		return fmt.Errorf("%w for the %s at %s, which refused it: %s", kv.ErrValueTooLarge, e.kind(), e.addr, strings.TrimPrefix(msg, "ERR "))
 	case notServing(msg):
 		return fmt.Errorf("%w: the %s at %s cannot take the command now (nothing ran): %s", kv.ErrUnavailable, e.kind(), e.addr, msg)
-	case strings.HasPrefix(msg, "WRONGTYPE"):
-		return fmt.Errorf("%w: the %s at %s holds a value of another Redis type (a hash, a list...) at that key, not a string: %s", errWrongType, e.kind(), e.addr, msg)
 	case strings.HasPrefix(msg, "NOAUTH"), strings.HasPrefix(msg, "WRONGPASS"):
 		return fmt.Errorf("%w: the %s at %s refused the password (set ephpm.server_password): %s", kv.ErrUnavailable, e.kind(), e.addr, msg)
 	}
 	return fmt.Errorf("%s at %s: %s", e.kind(), e.addr, msg)
 }
 
-// errWrongType: a Valkey or Redis key of another type than a string,
-// which another client wrote. Incr reports it as kv.ErrNotInteger, as the
-// in-process store does for any value that is not an integer.
+// errWrongType: a Valkey or Redis key of another type than the
+// operation's (kv.ErrNotLease too). Incr reports it as kv.ErrNotInteger, as
+// the in-process store does for any value that is not an integer.
 var errWrongType = errors.New("wrong type")
 
 // storeError words an engine error the server reported.
@@ -837,14 +842,20 @@ func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64
 		fence, err = intOrBulk(r)
 		return err
 	})
-	if errors.Is(err, kv.ErrNotInteger) && e.isRedis.Load() {
-		return 0, false, fmt.Errorf("%w: the fence counter %s on the %s at %s is not a decimal integer below 2^53-1 (another client wrote it; delete it to restart fences from the server's clock)",
-			kv.ErrNotInteger, fenceCounterKey, e.kind(), e.addr)
-	}
 	if err != nil {
-		return 0, false, err
+		return 0, false, e.fenceCounterError(err)
 	}
 	return fence, fence != 0, nil
+}
+
+// fenceCounterError words a Valkey or Redis's refusal of the fence counter
+// (what a fenced script's ErrNotInteger means there).
+func (e *Engine) fenceCounterError(err error) error {
+	if errors.Is(err, kv.ErrNotInteger) && e.isRedis.Load() {
+		return fmt.Errorf("%w: the fence counter %s on the %s at %s is not a decimal integer below 2^53-1 (another client wrote it; delete it to restart fences from the server's clock)",
+			kv.ErrNotInteger, fenceCounterKey, e.kind(), e.addr)
+	}
+	return err
 }
 
 // Fence implements kv.Engine.

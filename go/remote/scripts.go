@@ -3,8 +3,11 @@ package remote
 import (
 	"crypto/sha1"
 	"encoding/hex"
+	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/ephpm/ephpm-kv/kv"
 )
 
 // The operations a Valkey or Redis has no command for, as Lua scripts. A
@@ -69,6 +72,33 @@ local function set(key, value, ms)
 end
 `
 
+// luaNow is the server's clock in microseconds (below 2^53: exact).
+const luaNow = `
+local function now_us()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+`
+
+// luaFenceCounter: fence_counter reads and checks the fence counter, to be
+// called before anything is touched (see scriptSetNXFenced); next_fence
+// then issues the next fence, as a string: the counter plus one, or the
+// clock when higher.
+const luaFenceCounter = `
+local function fence_counter(key)
+  local c = redis.call('GET', key) or '0'
+  if not string.find(c, '^%d+$') or #c > 16 or tonumber(c) >= 9007199254740991 then
+    error(redis.error_reply('ERR value is not an integer or out of range'))
+  end
+  return tonumber(c)
+end
+local function next_fence(key, last, now)
+  local f = string.format('%.0f', math.max(last + 1, now))
+  redis.call('SET', key, f)
+  return f
+end
+`
+
 var (
 	// KEYS: key; ARGV: token. 1 when deleted.
 	scriptDelIfEq = newScript(`
@@ -116,17 +146,9 @@ return n`)
 	// that another client wrote out of that range (or not as digits) is
 	// refused before the lock is touched: its next value would not rise
 	// or not parse, after the lock was taken.
-	scriptSetNXFenced = newScript(luaSet + `
+	scriptSetNXFenced = newScript(luaSet + luaNow + luaFenceCounter + `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local c = redis.call('GET', KEYS[2]) or '0'
-if not string.find(c, '^%d+$') or #c > 16 or tonumber(c) >= 9007199254740991 then
-  return redis.error_reply('ERR value is not an integer or out of range')
-end
-local last = tonumber(c)
-local f = string.format('%.0f', math.max(last + 1, now))
-redis.call('SET', KEYS[2], f)
+local f = next_fence(KEYS[2], fence_counter(KEYS[2]), now_us())
 set(KEYS[1], ARGV[1], ARGV[2])
 return f`)
 
@@ -201,3 +223,188 @@ func hashTag(key string) (string, bool) {
 	}
 	return "", false
 }
+
+// The lease and rate-limit scripts (kv.Leases, kv.RateLimiter).
+//
+// Representation: a packed string, like the ephpm-kv server's (in a layout
+// of its own), so
+// GET, DEL, EXISTS and PTTL treat such a key as any key (kv.Leases's
+// contract: GET finds it; a Redis hash or sorted set would be WRONGTYPE
+// to GET). A lease set is "L\1", then per entry (struct.pack, big-endian)
+// mode (1 shared, 2 exclusive, 3 permit, 0 a writer's intent), expiry and
+// fence (8-byte integers: microseconds of the server's TIME, and the
+// counter's fence, both below 2^53, exact in Lua's doubles), the token's
+// length (1 byte) and the token. A rate log is "R\1", then the admitted
+// calls' times (8-byte integers, oldest first; see scriptRateLimit for
+// what a call reads and writes). A value without its family's
+// header (a plain SET, the other family's, or one cut short) is refused
+// with Redis's WRONGTYPE (kv.ErrNotLease) before anything is written, as
+// is a key of another Redis type by GET itself.
+//
+// Every script reads TIME once (allowed since Redis 5, whose scripts
+// replicate their effects, not themselves). A lease key's own expiry is
+// its latest entry's, a rate log's one window after its latest call, in
+// milliseconds rounded up, so Redis never drops a key with a live entry.
+// A write is a SET, which a Redis over its maxmemory refuses (kv.ErrFull,
+// never a false): a renewal or a release (but of the last entry, a DEL)
+// at a full server fails loudly.
+
+const luaWrongType = `
+local wrongtype = '` + kv.RESPWrongType + `'
+`
+
+// luaLeases loads a lease set and saves it back.
+const luaLeases = luaNow + luaWrongType + `
+-- live: token -> {m = mode, x = expiry, f = fence}; expired entries are
+-- left out, and go with the next save. Only a change is saved: a refusal
+-- writes nothing (which a Redis over its maxmemory would refuse).
+local function load(key, now)
+  local v = redis.call('GET', key)
+  local live = {}
+  if not v then return live end
+  if v:sub(1, 2) ~= 'L\1' then error(redis.error_reply(wrongtype)) end
+  local pos, n = 3, #v
+  while pos <= n do
+    if pos + 17 > n then error(redis.error_reply(wrongtype)) end
+    local m, x, f, l, p = struct.unpack('>Bi8i8B', v, pos)
+    if m > 3 or p + l - 1 > n then error(redis.error_reply(wrongtype)) end
+    if x > now then live[v:sub(p, p + l - 1)] = {m = m, x = x, f = f} end
+    pos = p + l
+  end
+  return live
+end
+-- The key's expiry is its latest entry's; it goes with its last entry.
+local function save(key, live)
+  local parts, max = {'L\1'}, 0
+  for tok, e in pairs(live) do
+    parts[#parts + 1] = struct.pack('>Bi8i8B', e.m, e.x, e.f, #tok) .. tok
+    if e.x > max then max = e.x end
+  end
+  if max == 0 then redis.call('DEL', key) return end
+  redis.call('SET', key, table.concat(parts))
+  redis.call('PEXPIREAT', key, string.format('%.0f', math.ceil(max / 1000)))
+end
+`
+
+// errTooManyHolders is the reply to a new holder past kv.MaxLeaseHolders
+// (or a writer's intent past as many intents): an error, never a false.
+var errTooManyHolders = kv.RESPReply(fmt.Errorf("%w: a lease key holds at most %d holders (and %d writers' intents)", kv.ErrFull, kv.MaxLeaseHolders, kv.MaxLeaseHolders))
+
+var (
+	// KEYS: key, fence counter; ARGV: token, mode (1 shared, 2
+	// exclusive, 3 permit), permits, ms, intent ms. The fence (a string)
+	// when granted, else 0. What grants what is kv.Leases's contract.
+	scriptLeaseAcquire = newScript(luaLeases + luaFenceCounter + `
+local now = now_us()
+local last = fence_counter(KEYS[2])
+local live = load(KEYS[1], now)
+local tok, mode, limit = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local others, exclusive, intent, intents = 0, false, false, 0
+for k, e in pairs(live) do
+  if e.m == 0 then
+    intents = intents + 1
+    if k ~= tok then intent = true end
+  elseif k ~= tok then
+    others = others + 1
+    if e.m == 2 then exclusive = true end
+  end
+end
+local mine = live[tok]
+local held = mine ~= nil and mine.m ~= 0
+local ok
+if held then
+  -- a renewal, a promotion (alone) or another change, as the store decides
+  ok = mine.m == mode or (mode == 2 and others == 0) or (mode == 1 and not exclusive) or (mode == 3 and others < limit)
+elseif mode == 1 then
+  ok = not exclusive and not intent
+elseif mode == 2 then
+  ok = others == 0
+else
+  ok = others < limit
+end
+if ok and not held and others >= ` + strconv.Itoa(kv.MaxLeaseHolders) + ` then
+  return redis.error_reply([=[` + errTooManyHolders + `]=])
+end
+local fence, changed = 0, ok
+if ok then
+  if held then fence = mine.f else fence = next_fence(KEYS[2], last, now) end
+  live[tok] = {m = mode, x = now + tonumber(ARGV[4]) * 1000, f = tonumber(fence)}
+elseif mode == 2 and not held and ARGV[5] ~= '0' then
+  if not mine and intents >= ` + strconv.Itoa(kv.MaxLeaseHolders) + ` then
+    return redis.error_reply([=[` + errTooManyHolders + `]=])
+  end
+  live[tok] = {m = 0, x = now + math.min(tonumber(ARGV[5]), tonumber(ARGV[4])) * 1000, f = 0}
+  changed = true
+end
+if changed then save(KEYS[1], live) end
+if ok then return string.format('%.0f', fence) end
+return 0`)
+
+	// KEYS: key; ARGV: token. Drops token's entry; 1 when it was a lease.
+	scriptLeaseRelease = newScript(luaLeases + `
+local live = load(KEYS[1], now_us())
+local mine = live[ARGV[1]]
+if not mine then return 0 end
+live[ARGV[1]] = nil
+save(KEYS[1], live)
+if mine.m == 0 then return 0 end
+return 1`)
+
+	// KEYS: key; ARGV: token, ms. 1 when token's live lease was renewed.
+	scriptLeaseRenew = newScript(luaLeases + `
+local now = now_us()
+local live = load(KEYS[1], now)
+local mine = live[ARGV[1]]
+if not mine or mine.m == 0 then return 0 end
+mine.x = now + tonumber(ARGV[2]) * 1000
+save(KEYS[1], live)
+return 1`)
+
+	// KEYS: key. The number of live holders (intents are not).
+	scriptLeaseCount = newScript(luaLeases + `
+local n = 0
+for _, e in pairs(load(KEYS[1], now_us())) do if e.m ~= 0 then n = n + 1 end end
+return n`)
+
+	// KEYS: key; ARGV: limit, window ms. {1, remaining, 0} when admitted
+	// (recorded at the server's time, or the latest call's should TIME
+	// have stepped back: the log stays in order), else {0, 0, microseconds
+	// until enough admitted calls leave the window}. Refused, nothing is
+	// written. The log is read by GETRANGE, only the O(log n) calls the
+	// binary search needs, and grows by APPEND; the calls that left the
+	// window are cut (one SET) only once they are half of it, so a call
+	// costs O(log n) plus, amortized, O(1) bytes written, whatever the
+	// limit. Until cut, they stay in the value, outside the window.
+	scriptRateLimit = newScript(luaNow + luaWrongType + `
+local now = now_us()
+local key, limit, w = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]) * 1000
+local size = redis.call('STRLEN', key)
+if size > 0 and (redis.call('GETRANGE', key, 0, 1) ~= 'R\1' or (size - 2) % 8 ~= 0) or
+  size == 0 and redis.call('EXISTS', key) == 1 then -- an empty plain value
+  return redis.error_reply(wrongtype)
+end
+local n = 0
+if size > 0 then n = (size - 2) / 8 end
+local function at(i) return (struct.unpack('>i8', redis.call('GETRANGE', key, 2 + i * 8, 9 + i * 8))) end
+-- lo: the first call inside the window (after now - w).
+local lo, hi = 0, n
+while lo < hi do
+  local mid = math.floor((lo + hi) / 2)
+  if at(mid) > now - w then hi = mid else lo = mid + 1 end
+end
+local live = n - lo
+if live >= limit then
+  return {0, 0, math.max(1, math.min(w, at(lo + live - limit) + w - now))}
+end
+local t = now
+if n > 0 then t = math.max(t, at(n - 1)) end
+if n == 0 then
+  redis.call('SET', key, 'R\1' .. struct.pack('>i8', t))
+elseif lo * 2 >= n then
+  redis.call('SET', key, 'R\1' .. redis.call('GETRANGE', key, 2 + lo * 8, -1) .. struct.pack('>i8', t))
+else
+  redis.call('APPEND', key, struct.pack('>i8', t))
+end
+redis.call('PEXPIREAT', key, string.format('%.0f', math.ceil((t + w) / 1000)))
+return {1, limit - live - 1, 0}`)
+)

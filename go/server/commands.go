@@ -9,7 +9,8 @@ import (
 
 // The command table and dispatch. The commands live by family, as in
 // Valkey: cmd_connection.go, cmd_string.go (strings and keys),
-// cmd_expire.go, cmd_ephpm.go and cmd_server.go.
+// cmd_expire.go, cmd_ephpm.go, cmd_session.go, cmd_lease.go,
+// cmd_ratelimit.go and cmd_server.go.
 
 // command is one entry of the command table. arity counts the command name,
 // Redis style: n means exactly n arguments, -n at least n.
@@ -67,6 +68,12 @@ var commandList = []command{
 	{"ephpm.incrby", 4, false, cmdEphpmIncrBy},
 	{"ephpm.stats", 1, false, cmdStats},
 	{"ephpm.setiflocked", 7, false, cmdSetIfLocked},
+
+	{"ephpm.leaseacquire", 7, false, cmdLeaseAcquire},
+	{"ephpm.leaserelease", 3, false, cmdLeaseRelease},
+	{"ephpm.leaserenew", 4, false, cmdLeaseRenew},
+	{"ephpm.leasecount", 2, false, cmdLeaseCount},
+	{"ephpm.ratelimit", 4, false, cmdRateLimit},
 }
 
 var commands = map[string]*command{}

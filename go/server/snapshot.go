@@ -17,7 +17,7 @@ import (
 	"github.com/ephpm/ephpm-kv/store"
 )
 
-// Snapshot file, format 4, all integers little-endian or varints:
+// Snapshot file, format 5, all integers little-endian or varints:
 //
 //	header  "EPHPMKVS", version (uint32), CRC-32C of those 12 bytes (uint32)
 //	frames  tag (byte), payload length (uvarint), payload,
@@ -29,9 +29,14 @@ import (
 //	  'F'   per resource: name length (uvarint), name, highest fence (varint)
 //	  'K'   per key: key length (uvarint), key, expiry (Unix ms, 0 = none;
 //	        varint), value (the rest)
-//	  'E'   last: F and K frame counts (uvarints), then the whole-file
-//	        check (uint32): CRC-32C of every byte before this frame but
-//	        the 4-byte checksums (the header's and each frame's)
+//	  'L'   per lease set, 'R' per rate log (the records only the lease and
+//	        rate-limit ops write, which a plain SET cannot forge): as 'K';
+//	        the times inside the value (holders' expiries, calls) are Unix
+//	        ns, like the expiry wall-clock time (store.ExportKinds); holders
+//	        whose time ran out by the load are dropped (store.Restore)
+//	  'E'   last: F and key (K, L and R) frame counts (uvarints), then the
+//	        whole-file check (uint32): CRC-32C of every byte before this
+//	        frame but the 4-byte checksums (the header's and each frame's)
 //
 // Every frame is checked on its own, so a damaged file is refused naming
 // the offset of the first frame that fails; the end frame's counts catch
@@ -42,8 +47,9 @@ import (
 // bytes followed by their own CRC ends on a constant, whatever the bytes,
 // so its value depended on the frame lengths alone. Format 3 files still
 // load, checked as they were written, which adds nothing to their frame
-// checks and counts. Expiry is wall-clock time: it survives a restart,
-// the store's monotonic deadlines do not.
+// checks and counts. Format 4 differed only in having no 'L' or 'R'
+// frames (a lease set was not kept as one). Expiry is wall-clock time: it
+// survives a restart, the store's monotonic deadlines do not.
 //
 // The file is written to a temp file beside it and renamed into place with
 // fsyncs around the rename (writeFileAtomic), and is checked to be writable
@@ -52,12 +58,19 @@ import (
 
 const (
 	snapshotMagic   = "EPHPMKVS"
-	snapshotVersion = 4
-	snapshotOldest  = 3 // read too: the whole-file check includes the checksums
+	snapshotVersion = 5
+	snapshotOldest  = 3 // read too: the whole-file check includes the checksums; 4 too
 	snapshotHeader  = 16
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// kindTags are the key frames' tags by the kind of value; tagKinds the
+// other way.
+var (
+	kindTags = map[store.Kind]byte{store.KindPlain: 'K', store.KindLease: 'L', store.KindRate: 'R'}
+	tagKinds = map[byte]store.Kind{'K': store.KindPlain, 'L': store.KindLease, 'R': store.KindRate}
+)
 
 // openSnapshot runs at start when --snapshot is set: it removes temp files
 // a crash left, checks that the file can be written, loads it (verified)
@@ -166,14 +179,14 @@ func (s *Server) writeSnapshot() (uint64, error) {
 		}
 		now := time.Now()
 		var hdrBuf [2 * binary.MaxVarintLen64]byte
-		err := s.store.Export(func(k string, v []byte, ttl time.Duration) error {
+		err := s.store.ExportKinds(func(k string, kind store.Kind, v []byte, ttl time.Duration) error {
 			var at int64
 			if ttl > 0 {
 				at = now.Add(ttl).UnixMilli() + 1
 			}
 			kl := binary.AppendUvarint(hdrBuf[:0], uint64(len(k)))
 			n := len(kl)
-			fw.frame('K', kl, unsafe.Slice(unsafe.StringData(k), len(k)), binary.AppendVarint(hdrBuf[n:n], at), v)
+			fw.frame(kindTags[kind], kl, unsafe.Slice(unsafe.StringData(k), len(k)), binary.AppendVarint(hdrBuf[n:n], at), v)
 			fw.keys++
 			return nil
 		})
@@ -308,7 +321,7 @@ func (s *Server) readSnapshot(f *os.File) (int, uint64, error) {
 		return 0, 0, err
 	}
 	fr := &frameReader{path: path, r: bufio.NewReaderSize(f, 256<<10), size: fi.Size(),
-		maxFrame: kv.MaxKeySize + s.cfg.MaxBulk + 3*binary.MaxVarintLen64}
+		maxFrame: kv.MaxKeySize + max(s.cfg.MaxBulk, store.MaxRecordSize) + 3*binary.MaxVarintLen64}
 	hdr := make([]byte, snapshotHeader)
 	if err := fr.read(hdr); err != nil {
 		return 0, 0, fr.bad(0, "shorter than the %d-byte header", snapshotHeader)
@@ -321,12 +334,13 @@ func (s *Server) readSnapshot(f *os.File) (int, uint64, error) {
 	case crc32.Checksum(hdr[:12], castagnoli) != binary.LittleEndian.Uint32(hdr[12:]):
 		return 0, 0, fr.bad(0, "header checksum mismatch")
 	}
-	switch v := binary.LittleEndian.Uint32(hdr[8:]); v {
+	version := binary.LittleEndian.Uint32(hdr[8:])
+	switch version {
 	case snapshotOldest:
 		fr.withSums = true
-	case snapshotVersion:
+	case 4, snapshotVersion:
 	default:
-		return 0, 0, fmt.Errorf("snapshot %s has format version %d; this server reads versions %d to %d", path, v, snapshotOldest, snapshotVersion)
+		return 0, 0, fmt.Errorf("snapshot %s has format version %d; this server reads versions %d to %d", path, version, snapshotOldest, snapshotVersion)
 	}
 	fr.add(nil, hdr[:12], hdr[12:])
 	fences := store.FenceState{Highest: map[string]int64{}}
@@ -364,11 +378,14 @@ func (s *Server) readSnapshot(f *os.File) (int, uint64, error) {
 			}
 			fences.Highest[string(name)] = fence
 			nfences++
-		case 'K':
+		case 'K', 'L', 'R':
 			key, rest, ok := lenPrefixed(p)
 			at, value, ok2 := varint(rest)
 			if !ok || !ok2 || len(key) == 0 {
 				return 0, 0, fr.bad(off, "malformed key frame")
+			}
+			if tag != 'K' && version < 5 {
+				return 0, 0, fr.bad(off, "frame %q in a format %d file, which writes lease sets and rate logs as 'K'", tag, version)
 			}
 			nkeys++
 			var ttl time.Duration
@@ -377,10 +394,13 @@ func (s *Server) readSnapshot(f *os.File) (int, uint64, error) {
 					continue // expired while the server was down
 				}
 			}
-			if _, err := s.store.SetWith(string(key), value, store.SetOptions{TTL: min(ttl, kv.MaxTTL)}); err != nil {
+			stored, err := s.store.Restore(string(key), tagKinds[tag], value, min(ttl, kv.MaxTTL))
+			if err != nil {
 				return 0, 0, fmt.Errorf("loading snapshot %s (key frame at byte %d): %w", path, off, err)
 			}
-			loaded++
+			if stored { // not a lease set whose every holder expired while the server was down
+				loaded++
+			}
 		case 'E':
 			wantF, rest, ok := uvarint(p)
 			wantK, rest, ok2 := uvarint(rest)

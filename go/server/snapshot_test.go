@@ -20,8 +20,9 @@ func quietConfig(dir string) Config {
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 
-// smallSnapshot writes a snapshot with keys (one with a TTL, one binary),
-// fence records and a fence counter, and returns its bytes.
+// smallSnapshot writes a snapshot with keys (one with a TTL, one binary,
+// a lease set and a rate log), fence records and a fence counter, and
+// returns its bytes.
 func smallSnapshot(t *testing.T, cfg Config) []byte {
 	t.Helper()
 	s, addr := startServer(t, cfg)
@@ -29,6 +30,8 @@ func smallSnapshot(t *testing.T, cfg Config) []byte {
 		cmd("OK", "SET", "a", "1"), cmd("OK", "SET", "bin\x00", "\x00\xff\x00", "EX", "1000"),
 		cmd("OK", "SET", "c", strings.Repeat("x", 40)),
 		cmd("*", "EPHPM.SETNXFENCED", "lock", "t", "60000"), cmd("1", "EPHPM.FENCE", "res", "7"),
+		cmd("*", "EPHPM.LEASEACQUIRE", "sem", "t", "PERMIT", "2", "60000", "0"),
+		cmd("[1 4 0]", "EPHPM.RATELIMIT", "rate", "5", "60000"),
 	})
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -74,7 +77,8 @@ func TestSnapshotRefusesEveryTruncation(t *testing.T) {
 	// Loading the intact file still works.
 	os.WriteFile(cfg.Snapshot, good, 0o600)
 	_, addr := startServer(t, cfg)
-	runSteps(t, dial(t, "unix", addr), []step{cmd("4", "DBSIZE"), cmd(`"\x00\xff\x00"`, "GET", "bin\x00")})
+	runSteps(t, dial(t, "unix", addr), []step{cmd("6", "DBSIZE"), cmd(`"\x00\xff\x00"`, "GET", "bin\x00"),
+		cmd("1", "EPHPM.LEASECOUNT", "sem"), cmd("[1 3 0]", "EPHPM.RATELIMIT", "rate", "5", "60000")})
 }
 
 func TestSnapshotRefusesEveryByteFlip(t *testing.T) {
@@ -331,7 +335,7 @@ func TestSnapshotFormat3(t *testing.T) {
 	if ttl, _ := strconv.ParseInt(rc.do("TTL", "bin\x00"), 10, 64); ttl < 1_000_000_000 {
 		t.Fatalf("TTL %d, written as about 50 years", ttl)
 	}
-	// The server writes format 4 from then on, and loads it.
+	// The server writes the current format from then on, and loads it.
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -358,5 +362,66 @@ func TestSnapshotFormat3(t *testing.T) {
 	fw.w.Flush()
 	if err := refused(t, cfg, b.Bytes(), end.off, "format 3, whole-file check"); !strings.Contains(err.Error(), "whole-file") {
 		t.Errorf("format 3, whole-file check: refused for another reason: %v", err)
+	}
+}
+
+// asFormat re-encodes snapshot b (its frames as they are) under format
+// version v, with every checksum made anew.
+func asFormat(b []byte, v uint32) []byte {
+	var out bytes.Buffer
+	fw := &frameWriter{w: bufio.NewWriter(&out)}
+	fw.checked(binary.LittleEndian.AppendUint32([]byte(snapshotMagic), v))
+	fs := snapFrames(b)
+	for _, f := range fs[:len(fs)-1] {
+		fw.frame(f.tag, f.payload)
+	}
+	fences, rest, _ := uvarint(fs[len(fs)-1].payload)
+	keys, _, _ := uvarint(rest)
+	fw.frame('E', binary.LittleEndian.AppendUint32(binary.AppendUvarint(binary.AppendUvarint(nil, fences), keys), fw.all))
+	fw.w.Flush()
+	return out.Bytes()
+}
+
+// A format 4 file (no lease sets or rate logs in it) loads as it is; a
+// newer format than this server writes is refused by name.
+func TestSnapshotLoadsFormat4(t *testing.T) {
+	cfg := quietConfig(t.TempDir())
+	v4 := asFormat(twoKeys(t, cfg, "aaaa", "bbbb"), 4)
+	if err := os.WriteFile(cfg.Snapshot, v4, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, addr := startServer(t, cfg)
+	runSteps(t, dial(t, "unix", addr), []step{cmd(`"aaaa"`, "GET", "k1"), cmd(`"bbbb"`, "GET", "k2")})
+
+	cfg = quietConfig(t.TempDir())
+	if err := os.WriteFile(cfg.Snapshot, asFormat(v4, snapshotVersion+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := New(cfg); err == nil || !strings.Contains(err.Error(), "format version") {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("a format %d file: %v", snapshotVersion+1, err)
+	}
+}
+
+// Lease sets and rate logs are frames of their own ('L', 'R') from format
+// 5 on; a file of an older format that holds one is refused, as its
+// writer never wrote one.
+func TestSnapshotFormat4HasNoLeaseFrames(t *testing.T) {
+	cfg := quietConfig(t.TempDir())
+	v5 := smallSnapshot(t, cfg)
+	var tags []byte
+	for _, f := range snapFrames(v5) {
+		tags = append(tags, f.tag)
+	}
+	if !bytes.Contains(tags, []byte("L")) || !bytes.Contains(tags, []byte("R")) {
+		t.Fatalf("frames %q: no lease set or rate log frame", tags)
+	}
+	for _, v := range []uint32{3, 4} {
+		err := refused(t, cfg, asFormat(v5, v), len(v5), fmt.Sprintf("format %d with lease frames", v))
+		if !strings.Contains(err.Error(), fmt.Sprintf("in a format %d file", v)) {
+			t.Errorf("format %d: refused for another reason: %v", v, err)
+		}
 	}
 }

@@ -12,6 +12,7 @@ const (
 	crashPopped                   // a block off its free list, not yet written
 	crashClaimed                  // a bump block claimed, the bump pointer not yet past it
 	crashStealUnlinked            // a stolen block off its list, not yet on the thief's
+	crashInPlace                  // one of two in-place word stores of a lease or rate log done
 )
 
 var testCrash func(point int)

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/ephpm/ephpm-kv/kv"
 )
 
 // Multi-process tests re-run this test binary as children (TestChild with
@@ -249,7 +251,7 @@ func childStorm(e *Engine, acked *uint64) {
 	for time.Now().Before(end) {
 		k := r.IntN(32)
 		start := time.Now()
-		switch r.IntN(8) {
+		switch r.IntN(10) {
 		case 0, 1:
 			if _, err := e.Incr("acked", 1, 0); err == nil {
 				atomic.AddUint64(acked, 1)
@@ -286,6 +288,23 @@ func childStorm(e *Engine, acked *uint64) {
 			if f, ok, _ := e.SetNXFenced(key, token, 100*time.Millisecond); ok {
 				e.Fence(fmt.Sprint("res:", k), f)
 				e.DelIfEq(key, token)
+			}
+		case 8:
+			// A permit of a semaphore of three: never a fourth holder,
+			// whatever dies where.
+			key := fmt.Sprint("sem:", k%4)
+			if _, ok, err := e.LeaseAcquire(key, token, kv.LeasePermit, 3, 200*time.Millisecond, 0); err != nil {
+				fmt.Println("ERROR lease", err)
+			} else if ok {
+				if n, err := e.LeaseCount(key); n > 3 || err != nil {
+					fmt.Println("CORRUPT semaphore", key, n, err)
+				}
+				e.LeaseRenew(key, token, 300*time.Millisecond)
+				e.LeaseRelease(key, token)
+			}
+		case 9:
+			if _, _, _, err := e.RateLimit(fmt.Sprint("rate:", k%4), int64(1+k%8), time.Duration(1+r.IntN(20))*time.Millisecond); err != nil {
+				fmt.Println("ERROR rate", err)
 			}
 		case 7:
 			e.Set(fmt.Sprint("tmp:", r.IntN(500)), token, time.Duration(1+r.IntN(30))*time.Millisecond)

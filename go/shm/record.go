@@ -42,6 +42,14 @@ const (
 
 const flagCompressed = 1
 
+// flagLease and flagRate mark a user record whose value is a lease set or
+// a rate-limit log (lease.go, ratelimit.go). The flags are under the
+// checksum; a plain value never carries them, whatever its bytes.
+const (
+	flagLease = 2
+	flagRate  = 4
+)
+
 // flagInTransit marks a free block that steal is moving between two
 // stripes' lists: set before it leaves the source's list, cleared once it
 // is on the thief's. Only such a block may be pushed back by the source's
@@ -68,7 +76,8 @@ func (e *Engine) checksum(off uint64, r *record) uint32 {
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // writeRecord fills an allocated block completely, checksum last. It is not
-// reachable yet: nobody reads it until it is published.
+// reachable yet: nobody reads it until it is published. (openRecord is its
+// two-step form; this one stays whole for the lock pair's hot path.)
 func (e *Engine) writeRecord(off uint64, class uint64, kind uint8, h uint32, key string, stored []byte, plainLen int, compressed bool, deadline int64) {
 	r := e.rec(off)
 	r.next = 0
@@ -86,6 +95,31 @@ func (e *Engine) writeRecord(off uint64, class uint64, kind uint8, h uint32, key
 	dst := unsafe.Slice((*byte)(e.at(off+recHeader)), len(key)+len(stored))
 	copy(dst, key)
 	copy(dst[len(key):], stored)
+	r.sum = e.checksum(off, r)
+}
+
+// openRecord writes an allocated block's header (all but the checksum) and
+// key, and returns its n value bytes for the caller to fill before
+// sealRecord: for values built in place (lease sets, rate logs).
+func (e *Engine) openRecord(off, class uint64, kind, flags uint8, h uint32, key string, n, plainLen int, deadline int64) []byte {
+	r := e.rec(off)
+	r.next = 0
+	r.deadline = deadline
+	r.hash = h
+	r.kind = kind
+	r.flags = flags
+	r.class = uint8(class)
+	r.keyLen = uint32(len(key))
+	r.storedLen = uint32(n)
+	r.plainLen = uint32(plainLen)
+	dst := unsafe.Slice((*byte)(e.at(off+recHeader)), len(key)+n)
+	copy(dst, key)
+	return dst[len(key):]
+}
+
+// sealRecord sets the checksum of a record openRecord began.
+func (e *Engine) sealRecord(off uint64) {
+	r := e.rec(off)
 	r.sum = e.checksum(off, r)
 }
 

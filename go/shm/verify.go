@@ -57,6 +57,9 @@ func (e *Engine) Verify() error {
 				if r.kind == kindUser && r.deadline != 0 && (st.minDL == 0 || r.deadline < st.minDL) {
 					report("stripe %d: record at %d expires at %d, before the stripe's earliest deadline %d", si, off, r.deadline, st.minDL)
 				}
+				if p := e.familyProblem(off, r); p != "" {
+					report("bucket %d: record at %d: %s", b, off, p)
+				}
 				blocks = append(blocks, block{off, classSizes[r.class]})
 			}
 		}

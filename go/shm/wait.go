@@ -10,8 +10,10 @@ import (
 // WaitRelease implements kv.ReleaseWaiter. It sleeps on the key's stripe's
 // release sequence (a futex word in the segment, bumped by every delete,
 // expiry or change in the stripe) until it moves, the key's TTL runs out
-// or max passes. A change to another key of the stripe wakes it too: a
-// spurious wake-up, which the contract allows.
+// or max passes; on a lease set, also when its earliest holder (or intent)
+// expires, since a holder leaving by expiry wakes nobody. A change to
+// another key of the stripe wakes it too: a spurious wake-up, which the
+// contract allows.
 func (e *Engine) WaitRelease(key string, max time.Duration) (bool, error) {
 	if err := kv.CheckKey(key); err != nil {
 		return false, err
@@ -28,6 +30,14 @@ func (e *Engine) WaitRelease(key string, max time.Duration) (bool, error) {
 	if d != 0 && d <= now {
 		e.unlock(st, false)
 		return true, nil
+	}
+	// A lease set: a holder (or a writer's intent) may leave by expiry,
+	// with no release to wake us, long before the set's own deadline.
+	if w := e.leaseWake(off, now); w == 0 {
+		e.unlock(st, false)
+		return true, nil
+	} else if w > 0 && (d == 0 || w < d) {
+		d = w
 	}
 	end, byTTL := addSat(now, int64(max)), false
 	if d != 0 && d < end {

@@ -64,7 +64,7 @@ func (s *Store) TTLIfEq(key string, token []byte) (time.Duration, error) {
 		return 0, err
 	}
 	it, ok := s.m.Load(key)
-	if !ok || !it.equal(token) {
+	if !ok || !s.equalOf(key, it, token) {
 		return kv.TTLMissing, nil
 	}
 	d := it.deadline.Load()

@@ -13,14 +13,40 @@ import (
 // real footprint of many small keys.
 const itemOverhead = 96
 
-// item is one stored value. data and everything but deadline are immutable
-// after insertion; deadline changes only under the entry's bucket lock.
+// item is one stored value. A plain item's data and everything but deadline
+// are immutable after insertion; deadline changes only under the entry's
+// bucket lock. A lease set's or rate log's data and plainLen change in place
+// under that lock too (see inplace.go), so lock-free readers read those
+// items under it.
 type item struct {
 	data       []byte // stored bytes: S2-compressed when compressed is set
 	plainLen   int    // length of the value as the user sees it
 	compressed bool
+	kind       itemKind      // fixed at insertion; fits the padding
 	export     atomic.Uint32 // the export it was written during, 0 = none (see stamp); fits the padding
 	deadline   atomic.Int64  // monotonic ns; 0 = never expires
+}
+
+// itemKind tells a plain value from the records the lease and rate-limit
+// operations keep, which a plain set can never forge.
+type itemKind uint8
+
+const (
+	kindPlain itemKind = iota
+	kindLease          // a lease set (lease.go)
+	kindRate           // a rate-limit log (ratelimit.go)
+)
+
+// inPlace: the item's bytes change under its bucket lock.
+func (it *item) inPlace() bool { return it.kind != kindPlain }
+
+// stored is the value's bytes as stored: all of a plain item's data; the
+// tail of an in-place item's, whose front may hold bytes already dropped.
+func (it *item) stored() []byte {
+	if it.kind == kindPlain {
+		return it.data
+	}
+	return it.data[len(it.data)-it.plainLen:]
 }
 
 func (it *item) expiredAt(now int64) bool {
@@ -34,7 +60,12 @@ func (it *item) expired() bool {
 	return d != 0 && d <= nanotime()
 }
 
+// mem is what the entry is accounted for: an in-place item holds all of
+// its buffer's capacity.
 func (it *item) mem(key string) int64 {
+	if it.kind != kindPlain {
+		return int64(len(key) + cap(it.data) + itemOverhead)
+	}
 	return int64(len(key) + len(it.data) + itemOverhead)
 }
 
@@ -45,7 +76,7 @@ func (it *item) equal(token []byte) bool {
 		return false
 	}
 	if !it.compressed {
-		return bytes.Equal(it.data, token)
+		return bytes.Equal(it.stored(), token)
 	}
 	plain, err := s2.Decode(nil, it.data)
 	return err == nil && bytes.Equal(plain, token)
@@ -63,7 +94,7 @@ func (it *item) plain() []byte {
 // copyTo writes the user-visible value into dst, which holds plainLen bytes.
 func (it *item) copyTo(dst []byte) error {
 	if !it.compressed {
-		copy(dst, it.data)
+		copy(dst, it.stored())
 		return nil
 	}
 	_, err := s2.Decode(dst, it.data)

@@ -30,6 +30,9 @@ func (s *Store) Get(key string, dst []byte) (int, bool, error) {
 		}
 		return 0, false, nil
 	}
+	if it.inPlace() {
+		return s.getInPlace(key, it, dst)
+	}
 	if it.plainLen > len(dst) {
 		return it.plainLen, true, nil
 	}
@@ -351,7 +354,7 @@ func (s *Store) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 // parseCounter accepts only the canonical decimal form Redis accepts: no
 // sign other than '-', no leading zeros, no spaces.
 func parseCounter(it *item) (int64, error) {
-	plain := it.data
+	plain := it.stored()
 	if it.compressed {
 		return 0, kv.ErrNotInteger // counters are never large enough to compress
 	}

@@ -55,6 +55,11 @@ func (s *Store) stamp(key string, it, old *item, loaded bool) {
 // for snapshots. Writes made while it runs are not in it; keys deleted or
 // expired meanwhile may be, and a TTL changed meanwhile may be the new one.
 func (s *Store) Export(fn func(key string, value []byte, ttl time.Duration) error) error {
+	return s.export(func(key string, _ *item, value []byte, ttl time.Duration) error { return fn(key, value, ttl) })
+}
+
+// export is Export with each value's item (ExportKinds reads its kind).
+func (s *Store) export(fn func(key string, it *item, value []byte, ttl time.Duration) error) error {
 	st := &s.snap
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -74,18 +79,28 @@ func (s *Store) Export(fn func(key string, value []byte, ttl time.Duration) erro
 				return true // written (created) after the export began
 			}
 		}
+		var value []byte
 		d := it.deadline.Load()
+		if it.inPlace() {
+			// Its bytes and deadline change together, under its lock: a
+			// rate call between reading one and the other would give a
+			// log the deadline of the call before.
+			s.underLock(key, func() { value, d = it.plain(), it.deadline.Load() })
+		}
 		var ttl time.Duration
 		if d != 0 {
 			if ttl = time.Duration(d - nanotime()); ttl <= 0 {
 				return true
 			}
 		}
-		value := it.data // immutable once stored
-		if it.compressed {
+		switch {
+		case it.inPlace():
+		case it.compressed:
 			value = it.plain()
+		default:
+			value = it.data // immutable once stored
 		}
-		err = fn(key, value, ttl)
+		err = fn(key, it, value, ttl)
 		return err == nil
 	})
 	return err

@@ -72,8 +72,8 @@ func (s *Store) View(key string, fn func(value []byte)) (bool, error) {
 		return false, nil
 	}
 	s.hits.Inc()
-	if it.compressed {
-		fn(it.plain())
+	if it.compressed || it.inPlace() {
+		fn(s.plainOf(key, it))
 	} else {
 		fn(it.data) // immutable once stored
 	}
@@ -94,7 +94,7 @@ func (s *Store) Value(key string) ([]byte, bool, error) {
 		return nil, false, nil
 	}
 	s.hits.Inc()
-	return it.plain(), true, nil
+	return s.plainOf(key, it), true, nil
 }
 
 // Persist removes the expiry of a live key; false when it had none.

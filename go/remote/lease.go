@@ -1,0 +1,202 @@
+package remote
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ephpm/ephpm-kv/kv"
+)
+
+// kv.Leases and kv.RateLimiter: one round trip each, the EPHPM.LEASE* and
+// EPHPM.RATELIMIT commands on an ephpm-kv server, the scripts of
+// scripts.go on a Valkey or Redis. Arguments are checked before anything
+// is sent; times travel in milliseconds, rounded up (a lease never ends
+// sooner than asked, a window is never shorter), retry-after comes back in
+// microseconds.
+
+var (
+	_ kv.Leases      = (*Engine)(nil)
+	_ kv.RateLimiter = (*Engine)(nil)
+)
+
+// leaseModes are the ephpm-kv server's words for kv.LeaseMode.
+var leaseModes = [...]string{kv.LeaseShared: "SHARED", kv.LeaseExclusive: "EXCLUSIVE", kv.LeasePermit: "PERMIT"}
+
+// leaseArgs checks LeaseAcquire's arguments and gives the times in
+// milliseconds; limit is 0 unless mode is LeasePermit (it is ignored then).
+func leaseArgs(key string, token []byte, mode kv.LeaseMode, limit int64, ttl, intent time.Duration) (lim, px, ipx int64, err error) {
+	if err := kv.CheckKey(key); err != nil {
+		return 0, 0, 0, err
+	}
+	if err := kv.CheckLease(token, mode, limit, ttl, intent); err != nil {
+		return 0, 0, 0, err
+	}
+	if mode == kv.LeasePermit {
+		lim = limit
+	}
+	px, _ = ms(ttl)
+	ipx, _ = ms(intent)
+	return lim, px, ipx, nil
+}
+
+// LeaseAcquire implements kv.Leases.
+func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit int64, ttl, intent time.Duration) (int64, bool, error) {
+	lim, px, ipx, err := leaseArgs(key, token, mode, limit, ttl, intent)
+	if err != nil {
+		return 0, false, err
+	}
+	var fence int64
+	err = e.do(func(c *client) {
+		if c.dialect.redis() {
+			c.evalsha(scriptLeaseAcquire, 2, 5)
+			c.arg(key)
+			c.arg(fenceCounterKey)
+			c.argBytes(token)
+			c.argInt(int64(mode))
+		} else {
+			c.command(7)
+			c.arg("EPHPM.LEASEACQUIRE")
+			c.arg(key)
+			c.argBytes(token)
+			c.arg(leaseModes[mode])
+		}
+		c.argInt(lim)
+		c.argInt(px)
+		c.argInt(ipx)
+	}, func(_ int, r *reply, _ *client) (err error) {
+		fence, err = intOrBulk(r)
+		return err
+	})
+	if err != nil {
+		return 0, false, e.fenceCounterError(err)
+	}
+	return fence, fence != 0, nil
+}
+
+// LeaseRelease implements kv.Leases.
+func (e *Engine) LeaseRelease(key string, token []byte) (bool, error) {
+	if err := kv.CheckKey(key); err != nil {
+		return false, err
+	}
+	if err := kv.CheckLeaseToken(token); err != nil {
+		return false, err
+	}
+	return e.boolCmd(func(c *client) {
+		if c.dialect.redis() {
+			c.evalsha(scriptLeaseRelease, 1, 1)
+			c.arg(key)
+		} else {
+			c.command(3)
+			c.arg("EPHPM.LEASERELEASE")
+			c.arg(key)
+		}
+		c.argBytes(token)
+	})
+}
+
+// LeaseRenew implements kv.Leases.
+func (e *Engine) LeaseRenew(key string, token []byte, ttl time.Duration) (bool, error) {
+	if err := kv.CheckKey(key); err != nil {
+		return false, err
+	}
+	if err := kv.CheckLeaseToken(token); err != nil {
+		return false, err
+	}
+	if err := kv.CheckLeaseTTL(ttl); err != nil {
+		return false, err
+	}
+	px, _ := ms(ttl)
+	return e.boolCmd(func(c *client) {
+		if c.dialect.redis() {
+			c.evalsha(scriptLeaseRenew, 1, 2)
+			c.arg(key)
+		} else {
+			c.command(4)
+			c.arg("EPHPM.LEASERENEW")
+			c.arg(key)
+		}
+		c.argBytes(token)
+		c.argInt(px)
+	})
+}
+
+// LeaseCount implements kv.Leases.
+func (e *Engine) LeaseCount(key string) (int64, error) {
+	if err := kv.CheckKey(key); err != nil {
+		return 0, err
+	}
+	return e.intCmd(func(c *client) {
+		if c.dialect.redis() {
+			c.evalsha(scriptLeaseCount, 1, 0)
+			c.arg(key)
+			return
+		}
+		keyCmd("EPHPM.LEASECOUNT", key)(c)
+	})
+}
+
+// RateLimit implements kv.RateLimiter.
+func (e *Engine) RateLimit(key string, limit int64, window time.Duration) (bool, int64, time.Duration, error) {
+	if err := kv.CheckKey(key); err != nil {
+		return false, 0, 0, err
+	}
+	if err := kv.CheckRateLimit(limit, window); err != nil {
+		return false, 0, 0, err
+	}
+	wms, _ := ms(window)
+	var res [3]int64
+	err := e.do(func(c *client) {
+		if c.dialect.redis() {
+			c.evalsha(scriptRateLimit, 1, 2)
+			c.arg(key)
+		} else {
+			c.command(4)
+			c.arg("EPHPM.RATELIMIT")
+			c.arg(key)
+		}
+		c.argInt(limit)
+		c.argInt(wms)
+	}, func(_ int, r *reply, c *client) error {
+		return readRateReply(r, c, &res)
+	})
+	if err != nil {
+		return false, 0, 0, err
+	}
+	return e.rateResult(res)
+}
+
+// readRateReply reads EPHPM.RATELIMIT's (and the script's) reply: an array
+// of allowed (1 or 0), remaining and retry-after in microseconds.
+func readRateReply(r *reply, c *client, res *[3]int64) error {
+	if r.kind != '*' || r.n != 3 {
+		if err := discard(c, r); err != nil {
+			return err
+		}
+		return errUnexpected(r)
+	}
+	for i := range res {
+		el, err := c.read()
+		if err != nil {
+			return err
+		}
+		if el.kind != ':' {
+			if err := discard(c, &el); err != nil {
+				return err
+			}
+			return errUnexpected(&el)
+		}
+		res[i] = el.n
+	}
+	return nil
+}
+
+// rateResult checks a rate-limit reply's numbers: a reply out of range is
+// a server that does not keep the contract, not a number to pass on.
+func (e *Engine) rateResult(res [3]int64) (bool, int64, time.Duration, error) {
+	allowed, remaining, retry := res[0], res[1], res[2]
+	if allowed < 0 || allowed > 1 || remaining < 0 || remaining >= kv.MaxRateLimit ||
+		retry < 0 || retry > int64(kv.MaxTTL/time.Microsecond) || (allowed == 1 && retry != 0) {
+		return false, 0, 0, e.classify(errProtocolReply{fmt.Sprintf("rate-limit reply %d %d %d out of range", allowed, remaining, retry)})
+	}
+	return allowed == 1, remaining, time.Duration(retry) * time.Microsecond, nil
+}
