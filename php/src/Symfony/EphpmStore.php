@@ -42,10 +42,12 @@ use Symfony\Component\Lock\Store\ExpiringStoreTrait;
  * (Ephpm\KvException WRONG_TYPE: the key holds a plain value), and setnx on a
  * key holding readers finds it taken. The writer stays a plain token value so
  * that write locks keep working as before: a serialized Key, and a lock kept
- * past the end of the request (autoRelease false). A read lock belongs to the
- * PHP process that took it: the lease object is released with it at the end
- * of the request, or when the Key is destroyed, so such a Key is marked
- * unserializable (UnserializableKeyException, as FlockStore's).
+ * past the end of the request (autoRelease false); a writer's lease could do
+ * neither, as Ephpm\ReadWriteLock draws its own token and its leases end with
+ * the request. A read lock belongs to the PHP process that took it: the lease
+ * object is released with it at the end of the request, or when the Key is
+ * destroyed, so such a Key is marked unserializable (UnserializableKeyException,
+ * as FlockStore's).
  *
  * Promotion and demotion, as Symfony's SharedLockStoreTestTrait expects: a Key
  * holding a read lock that calls save() gets the write lock only while it is
