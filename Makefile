@@ -158,15 +158,17 @@ test-interop: all
 # Cluster and etcd: they call the same ephpm_kv_* functions as the Laravel and
 # Symfony adapters, and the backends' own behaviour is checked by the phpt suite
 # (test-php) and go/kv/kvtest in every mode. Laravel runs beside the other
-# three: the remote modes mostly wait on the network and on TTLs.
+# three (its output printed once it is done): the remote modes mostly wait on
+# the network and on TTLs.
 BRIDGE_MODES := shm-named server redis
 test-bridges: all
 	@build/deps.sh bridges redis etcd
-	@build/phpunit-modes.sh php/tests/Laravel/bootstrap.php php/tests/Laravel $(BRIDGE_MODES) redis-cluster etcd & laravel=$$!; fail=; \
+	@fail=; out=$$(mktemp); \
+	build/phpunit-modes.sh php/tests/Laravel/bootstrap.php php/tests/Laravel $(BRIDGE_MODES) redis-cluster etcd >$$out 2>&1 & laravel=$$!; \
 	build/phpunit-modes.sh php/tests/bootstrap.php php/tests/Symfony $(BRIDGE_MODES) redis-cluster etcd || fail="$$fail Symfony"; \
 	build/phpunit-modes.sh php/tests/Psr/bootstrap.php php/tests/Psr $(BRIDGE_MODES) || fail="$$fail Psr"; \
 	build/phpunit-modes.sh php/tests/WordPress/bootstrap.php php/tests/WordPress $(BRIDGE_MODES) || fail="$$fail WordPress"; \
-	wait $$laravel || fail="$$fail Laravel"; \
+	wait $$laravel || fail="$$fail Laravel"; cat $$out; rm -f $$out; \
 	[ -z "$$fail" ] || { echo "bridges failed:$$fail"; exit 1; }
 
 # The extension built and installed the way PIE does (phpize, configure,
