@@ -575,3 +575,63 @@ func checkLeaseSemaphoreConcurrent(h0 *harness) {
 		h.t.Fatal("the semaphore's key outlived its last holder")
 	}
 }
+
+// A holder's change between modes other than a promotion is judged as a
+// new holder of that mode would be against the others (writers' intents
+// aside, as for a renewal), and keeps its fence: a reader turning permit
+// counts the readers as permits out.
+func checkLeaseModeMix(h0 *harness) {
+	h := leases(h0)
+	t := h.t
+	fa := h.grant("mix", "a", shared, 0)
+	h.grant("mix", "b", shared, 0)
+	h.grant("mix", "c", shared, 0)
+	h.refuse("mix", "a", permit, 2, 0) // b and c hold 2 already
+	h.wantCount("mix", 3)
+	if !h.renew("mix", "a", time.Minute) {
+		t.Fatal("a refused change of mode lost the read lease")
+	}
+	if f := h.grant("mix", "a", permit, 3); f != fa {
+		t.Fatalf("shared to permit: fence %d, want the lease's %d", f, fa)
+	}
+	h.refuse("mix", "d", permit, 3, 0)
+	// A writer's intent keeps new readers out, not a holder turning reader.
+	h.refuse("mix", "w", exclusive, 0, time.Minute)
+	h.refuse("mix", "d", shared, 0, 0)
+	if f := h.grant("mix", "a", shared, 0); f != fa {
+		t.Fatalf("permit to shared under an intent: fence %d, want the lease's %d", f, fa)
+	}
+	h.wantCount("mix", 3)
+}
+
+// A plain Expire of a lease key sets its TTL as any key's: lease ops that
+// write nothing (a count, a refusal) leave it, and when it runs out every
+// holder goes with the key, as after a Del.
+func checkLeaseKeyExpire(h0 *harness) {
+	h := leases(h0)
+	t := h.t
+	expire := func(key string, ttl time.Duration) {
+		t.Helper()
+		if ok, err := h.e.Expire(key, ttl); err != nil || !ok {
+			t.Fatalf("Expire of lease key %s: %v, %v", key, ok, err)
+		}
+	}
+	start := time.Now()
+	h.grant("e", "a", exclusive, 0)
+	expire("e", 30*time.Second)
+	h.wantCount("e", 1)
+	h.refuse("e", "b", exclusive, 0, 0)
+	h.refuse("e", "c", shared, 0, 0)
+	if d := h.ttl("e"); !h.within(d, 30*time.Second, time.Since(start)) {
+		t.Fatalf("TTL of a lease key after Expire 30 s, a count and refusals: %v", d)
+	}
+	h.grant("gone", "a", shared, 0)
+	h.grant("gone", "b", shared, 0)
+	expire("gone", h.short())
+	h.waitShort()
+	h.wantCount("gone", 0)
+	if h.renew("gone", "a", time.Minute) {
+		t.Fatal("a holder renewed its lease on a key that expired")
+	}
+	h.grant("gone", "w", exclusive, 0)
+}

@@ -165,6 +165,8 @@ func Run(t *testing.T, target Target) {
 		{"LeaseReadWrite", DefaultConfig, checkLeaseReadWrite},
 		{"LeaseIntent", DefaultConfig, checkLeaseIntent},
 		{"LeaseModeChange", DefaultConfig, checkLeaseModeChange},
+		{"LeaseModeMix", DefaultConfig, checkLeaseModeMix},
+		{"LeaseKeyExpire", DefaultConfig, checkLeaseKeyExpire},
 		{"LeaseSemaphore", DefaultConfig, checkLeaseSemaphore},
 		{"LeaseExpiry", DefaultConfig, checkLeaseExpiry},
 		{"LeaseRenew", DefaultConfig, checkLeaseRenew},
