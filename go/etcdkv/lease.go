@@ -238,9 +238,10 @@ func (e *Engine) conflict(ctx context.Context, what string, try int) error {
 }
 
 // grants decides, from the set as read, whether token may hold name in
-// mode now. A holder keeps what it has (renewal, demotion, any change but
-// a promotion to exclusive, which needs it to be the only holder): others'
-// intents stop new readers only.
+// mode now. A holder renews what it has; its change of mode is judged as a
+// new holder's of that mode against the others (as the byte engines and
+// the Redis script judge it: a reader turning permit counts the readers),
+// except that others' intents stop new readers only.
 func grants(s *leaseSet, token []byte, mode kv.LeaseMode, limit int64) bool {
 	me, holds := s.holders[string(token)]
 	others := len(s.holders)
@@ -248,8 +249,8 @@ func grants(s *leaseSet, token []byte, mode kv.LeaseMode, limit int64) bool {
 		others--
 	}
 	switch {
-	case holds:
-		return mode != kv.LeaseExclusive || me.mode == kv.LeaseExclusive || others == 0
+	case holds && me.mode == mode:
+		return true
 	case mode == kv.LeaseExclusive:
 		return others == 0
 	case mode == kv.LeasePermit:
@@ -261,7 +262,7 @@ func grants(s *leaseSet, token []byte, mode kv.LeaseMode, limit int64) bool {
 		}
 	}
 	for t := range s.intents {
-		if t != string(token) {
+		if !holds && t != string(token) {
 			return false
 		}
 	}
