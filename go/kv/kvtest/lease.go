@@ -635,3 +635,44 @@ func checkLeaseKeyExpire(h0 *harness) {
 	}
 	h.grant("gone", "w", exclusive, 0)
 }
+
+// Plain writes act on a lease key or rate log as on any key: Incr refuses
+// it (not an integer) and leaves it, Set replaces it (the lease ops then
+// refuse it), and after a Del no holder from before counts.
+func checkLeasePlainWrites(h0 *harness) {
+	h := leases(h0)
+	t := h.t
+	fa := h.grant("k", "a", shared, 0)
+	h.grant("k", "b", shared, 0)
+	if _, err := h.e.Incr("k", 1, 0); !errors.Is(err, kv.ErrNotInteger) {
+		t.Fatalf("Incr of a lease key: %v, want kv.ErrNotInteger", err)
+	}
+	h.wantCount("k", 2)
+	if _, _, _, err := h.e.RateLimit("r", 5, time.Minute); err != nil {
+		t.Fatalf("RateLimit: %v", err)
+	}
+	if _, err := h.e.Incr("r", 1, 0); !errors.Is(err, kv.ErrNotInteger) {
+		t.Fatalf("Incr of a rate-limit key: %v, want kv.ErrNotInteger", err)
+	}
+	if allowed, remaining, _, err := h.e.RateLimit("r", 5, time.Minute); err != nil || !allowed || remaining != 3 {
+		t.Fatalf("the rate-limit key after Incr: %v, %d left, %v; want allowed, 3 left", allowed, remaining, err)
+	}
+	h.set("k", "plain", time.Minute)
+	if _, _, err := h.l.LeaseAcquire("k", []byte("a"), shared, 0, time.Minute, 0); !errors.Is(err, kv.ErrNotLease) {
+		t.Fatalf("LeaseAcquire of a lease key Set over: %v, want kv.ErrNotLease", err)
+	}
+	if h.value("k") != "plain" {
+		t.Fatal("a refused lease op changed the plain value")
+	}
+	if ok, err := h.e.Del("k"); err != nil || !ok {
+		t.Fatalf("Del: %v, %v", ok, err)
+	}
+	h.wantCount("k", 0)
+	if f := h.grant("k", "a", exclusive, 0); f <= fa {
+		t.Fatalf("a's grant after the Del: fence %d, not above its lease's from before, %d", f, fa)
+	}
+	h.wantCount("k", 1)
+	if h.release("k", "b") {
+		t.Fatal("a holder from before the Set and Del released a lease")
+	}
+}

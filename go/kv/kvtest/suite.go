@@ -167,6 +167,7 @@ func Run(t *testing.T, target Target) {
 		{"LeaseModeChange", DefaultConfig, checkLeaseModeChange},
 		{"LeaseModeMix", DefaultConfig, checkLeaseModeMix},
 		{"LeaseKeyExpire", DefaultConfig, checkLeaseKeyExpire},
+		{"LeasePlainWrites", DefaultConfig, checkLeasePlainWrites},
 		{"LeaseSemaphore", DefaultConfig, checkLeaseSemaphore},
 		{"LeaseExpiry", DefaultConfig, checkLeaseExpiry},
 		{"LeaseRenew", DefaultConfig, checkLeaseRenew},
