@@ -180,6 +180,7 @@ func Run(t *testing.T, target Target) {
 		{"RateLimit", DefaultConfig, checkRateLimit},
 		{"RateLimitExact", DefaultConfig, checkRateLimitExact},
 		{"RateLimitConcurrent", DefaultConfig, checkRateLimitConcurrent},
+		{"RateLimitChangedLimit", DefaultConfig, checkRateLimitChangedLimit},
 		{"RateLimitBadArgs", DefaultConfig, checkRateLimitBadArgs},
 		{"StatsCompressionOff", Config{MemoryLimit: 16 << 20, MaxValueSize: 64 << 10, CompressMin: -1}, checkStatsCompressionOff},
 	}
