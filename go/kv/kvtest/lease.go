@@ -634,6 +634,24 @@ func checkLeaseKeyExpire(h0 *harness) {
 		t.Fatal("a holder renewed its lease on a key that expired")
 	}
 	h.grant("gone", "w", exclusive, 0)
+
+	// A lease write after a plain Persist or a shortening Expire makes the
+	// key's expiry its latest entry's again: no holder is lost with the key
+	// before its own expiry, and the key goes after the last.
+	for _, ttl := range []time.Duration{0, 3 * h.short()} {
+		key := fmt.Sprint("p", ttl)
+		start := time.Now()
+		h.grant(key, "a", shared, 0)
+		if ok, err := h.e.Expire(key, ttl); err != nil || !ok {
+			t.Fatalf("Expire of lease key %s to %v: %v, %v", key, ttl, ok, err)
+		}
+		if _, ok := h.acquire(key, "b", shared, 0, h.short(), 0); !ok {
+			t.Fatalf("a reader of %s: refused", key)
+		}
+		if d := h.ttl(key); !h.within(d, time.Minute, time.Since(start)) {
+			t.Fatalf("TTL of lease key %s after Expire %v and a grant: %v, want its latest holder's minute", key, ttl, d)
+		}
+	}
 }
 
 // Plain writes act on a lease key or rate log as on any key: Incr refuses
