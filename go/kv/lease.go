@@ -19,7 +19,8 @@ const (
 	// key in any mode.
 	LeaseExclusive LeaseMode = 2
 	// LeasePermit is a semaphore permit: granted while fewer than limit
-	// other tokens hold the key.
+	// other tokens hold the key and none of them holds it exclusively (a
+	// permit never shares a key with another token's writer).
 	LeasePermit LeaseMode = 3
 )
 

@@ -166,6 +166,7 @@ func Run(t *testing.T, target Target) {
 		{"LeaseIntent", DefaultConfig, checkLeaseIntent},
 		{"LeaseModeChange", DefaultConfig, checkLeaseModeChange},
 		{"LeaseModeMix", DefaultConfig, checkLeaseModeMix},
+		{"LeasePermitBesideWriter", DefaultConfig, checkLeasePermitBesideWriter},
 		{"LeaseKeyExpire", DefaultConfig, checkLeaseKeyExpire},
 		{"LeasePlainWrites", DefaultConfig, checkLeasePlainWrites},
 		{"LeaseSemaphore", DefaultConfig, checkLeaseSemaphore},
