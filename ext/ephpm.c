@@ -14,7 +14,10 @@
 #include "ephpm_args.h"
 #include "ephpm_library.h"
 #include "ephpm_lock.h"
+#include "ephpm_lease.h"
 #include "ephpm_lockset.h"
+#include "ephpm_rwlock.h"
+#include "ephpm_semaphore.h"
 #include "ephpm_session.h"
 #include "ephpm_shm.h"
 #include "ephpm_arginfo.h"
@@ -214,6 +217,8 @@ static PHP_MINIT_FUNCTION(ephpm)
 	ephpm_lock_timeout_exception_ce = register_class_Ephpm_LockTimeoutException(spl_ce_RuntimeException);
 	ephpm_lock_init_class(register_class_Ephpm_Lock());
 	ephpm_lockset_init_class(register_class_Ephpm_LockSet());
+	ephpm_rwlock_init_class(register_class_Ephpm_ReadWriteLock());
+	ephpm_semaphore_init_class(register_class_Ephpm_Semaphore());
 	php_session_register_module(&ps_mod_ephpm);
 	return SUCCESS;
 }
@@ -230,6 +235,7 @@ static PHP_RINIT_FUNCTION(ephpm)
  * for their whole TTL. */
 static PHP_RSHUTDOWN_FUNCTION(ephpm)
 {
+	ephpm_lease_release_held(); /* first: the locks' pass reports what the store left unreleased */
 	ephpm_lock_release_held();
 	return SUCCESS;
 }

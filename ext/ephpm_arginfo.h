@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: 6679a55a6018e9a1b74bff27f4131f39233a53a7 */
+ * Stub hash: 9bb933e6037ce7d3b68bb2bd014ccdb9d9f54641 */
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_get, 0, 1, IS_STRING, 1)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
@@ -58,6 +58,12 @@ ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_fence, 0, 2, _IS_BOOL, 
 	ZEND_ARG_TYPE_INFO(0, fence, IS_LONG, 0)
 ZEND_END_ARG_INFO()
 
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_rate_limit, 0, 3, IS_ARRAY, 0)
+	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
+	ZEND_ARG_TYPE_INFO(0, limit, IS_LONG, 0)
+	ZEND_ARG_TYPE_MASK(0, window, MAY_BE_LONG|MAY_BE_DOUBLE, NULL)
+ZEND_END_ARG_INFO()
+
 ZEND_BEGIN_ARG_INFO_EX(arginfo_class_Ephpm_Lock___construct, 0, 0, 0)
 ZEND_END_ARG_INFO()
 
@@ -105,6 +111,41 @@ ZEND_END_ARG_INFO()
 
 #define arginfo_class_Ephpm_LockSet_isAcquired arginfo_ephpm_kv_flush
 
+#define arginfo_class_Ephpm_ReadWriteLock___construct arginfo_class_Ephpm_Lock___construct
+
+ZEND_BEGIN_ARG_WITH_RETURN_OBJ_INFO_EX(arginfo_class_Ephpm_ReadWriteLock_read, 0, 1, Ephpm\\ReadWriteLock, 1)
+	ZEND_ARG_TYPE_INFO(0, name, IS_STRING, 0)
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, ttl, IS_DOUBLE, 0, "30")
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, wait, IS_DOUBLE, 0, "0")
+ZEND_END_ARG_INFO()
+
+#define arginfo_class_Ephpm_ReadWriteLock_write arginfo_class_Ephpm_ReadWriteLock_read
+
+#define arginfo_class_Ephpm_ReadWriteLock_refresh arginfo_class_Ephpm_Lock_refresh
+
+#define arginfo_class_Ephpm_ReadWriteLock_release arginfo_ephpm_kv_flush
+
+#define arginfo_class_Ephpm_ReadWriteLock_isAcquired arginfo_ephpm_kv_flush
+
+#define arginfo_class_Ephpm_Semaphore___construct arginfo_class_Ephpm_Lock___construct
+
+ZEND_BEGIN_ARG_WITH_RETURN_OBJ_INFO_EX(arginfo_class_Ephpm_Semaphore_acquire, 0, 2, Ephpm\\Semaphore, 1)
+	ZEND_ARG_TYPE_INFO(0, name, IS_STRING, 0)
+	ZEND_ARG_TYPE_INFO(0, permits, IS_LONG, 0)
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, ttl, IS_DOUBLE, 0, "30")
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, wait, IS_DOUBLE, 0, "0")
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_Ephpm_Semaphore_holders, 0, 1, IS_LONG, 0)
+	ZEND_ARG_TYPE_INFO(0, name, IS_STRING, 0)
+ZEND_END_ARG_INFO()
+
+#define arginfo_class_Ephpm_Semaphore_refresh arginfo_class_Ephpm_Lock_refresh
+
+#define arginfo_class_Ephpm_Semaphore_release arginfo_ephpm_kv_flush
+
+#define arginfo_class_Ephpm_Semaphore_isAcquired arginfo_ephpm_kv_flush
+
 
 ZEND_FUNCTION(ephpm_kv_get);
 ZEND_FUNCTION(ephpm_kv_set);
@@ -119,6 +160,7 @@ ZEND_FUNCTION(ephpm_kv_incr);
 ZEND_FUNCTION(ephpm_kv_flush);
 ZEND_FUNCTION(ephpm_kv_stats);
 ZEND_FUNCTION(ephpm_kv_fence);
+ZEND_FUNCTION(ephpm_kv_rate_limit);
 ZEND_METHOD(Ephpm_Lock, __construct);
 ZEND_METHOD(Ephpm_Lock, acquire);
 ZEND_METHOD(Ephpm_Lock, acquireAll);
@@ -132,6 +174,18 @@ ZEND_METHOD(Ephpm_LockSet, get);
 ZEND_METHOD(Ephpm_LockSet, refresh);
 ZEND_METHOD(Ephpm_LockSet, release);
 ZEND_METHOD(Ephpm_LockSet, isAcquired);
+ZEND_METHOD(Ephpm_ReadWriteLock, __construct);
+ZEND_METHOD(Ephpm_ReadWriteLock, read);
+ZEND_METHOD(Ephpm_ReadWriteLock, write);
+ZEND_METHOD(Ephpm_ReadWriteLock, refresh);
+ZEND_METHOD(Ephpm_ReadWriteLock, release);
+ZEND_METHOD(Ephpm_ReadWriteLock, isAcquired);
+ZEND_METHOD(Ephpm_Semaphore, __construct);
+ZEND_METHOD(Ephpm_Semaphore, acquire);
+ZEND_METHOD(Ephpm_Semaphore, holders);
+ZEND_METHOD(Ephpm_Semaphore, refresh);
+ZEND_METHOD(Ephpm_Semaphore, release);
+ZEND_METHOD(Ephpm_Semaphore, isAcquired);
 
 
 static const zend_function_entry ext_functions[] = {
@@ -148,6 +202,7 @@ static const zend_function_entry ext_functions[] = {
 	ZEND_FE(ephpm_kv_flush, arginfo_ephpm_kv_flush)
 	ZEND_FE(ephpm_kv_stats, arginfo_ephpm_kv_stats)
 	ZEND_FE(ephpm_kv_fence, arginfo_ephpm_kv_fence)
+	ZEND_FE(ephpm_kv_rate_limit, arginfo_ephpm_kv_rate_limit)
 	ZEND_FE_END
 };
 
@@ -181,6 +236,28 @@ static const zend_function_entry class_Ephpm_LockSet_methods[] = {
 	ZEND_ME(Ephpm_LockSet, refresh, arginfo_class_Ephpm_LockSet_refresh, ZEND_ACC_PUBLIC)
 	ZEND_ME(Ephpm_LockSet, release, arginfo_class_Ephpm_LockSet_release, ZEND_ACC_PUBLIC)
 	ZEND_ME(Ephpm_LockSet, isAcquired, arginfo_class_Ephpm_LockSet_isAcquired, ZEND_ACC_PUBLIC)
+	ZEND_FE_END
+};
+
+
+static const zend_function_entry class_Ephpm_ReadWriteLock_methods[] = {
+	ZEND_ME(Ephpm_ReadWriteLock, __construct, arginfo_class_Ephpm_ReadWriteLock___construct, ZEND_ACC_PRIVATE)
+	ZEND_ME(Ephpm_ReadWriteLock, read, arginfo_class_Ephpm_ReadWriteLock_read, ZEND_ACC_PUBLIC|ZEND_ACC_STATIC)
+	ZEND_ME(Ephpm_ReadWriteLock, write, arginfo_class_Ephpm_ReadWriteLock_write, ZEND_ACC_PUBLIC|ZEND_ACC_STATIC)
+	ZEND_ME(Ephpm_ReadWriteLock, refresh, arginfo_class_Ephpm_ReadWriteLock_refresh, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_ReadWriteLock, release, arginfo_class_Ephpm_ReadWriteLock_release, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_ReadWriteLock, isAcquired, arginfo_class_Ephpm_ReadWriteLock_isAcquired, ZEND_ACC_PUBLIC)
+	ZEND_FE_END
+};
+
+
+static const zend_function_entry class_Ephpm_Semaphore_methods[] = {
+	ZEND_ME(Ephpm_Semaphore, __construct, arginfo_class_Ephpm_Semaphore___construct, ZEND_ACC_PRIVATE)
+	ZEND_ME(Ephpm_Semaphore, acquire, arginfo_class_Ephpm_Semaphore_acquire, ZEND_ACC_PUBLIC|ZEND_ACC_STATIC)
+	ZEND_ME(Ephpm_Semaphore, holders, arginfo_class_Ephpm_Semaphore_holders, ZEND_ACC_PUBLIC|ZEND_ACC_STATIC)
+	ZEND_ME(Ephpm_Semaphore, refresh, arginfo_class_Ephpm_Semaphore_refresh, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_Semaphore, release, arginfo_class_Ephpm_Semaphore_release, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_Semaphore, isAcquired, arginfo_class_Ephpm_Semaphore_isAcquired, ZEND_ACC_PUBLIC)
 	ZEND_FE_END
 };
 
@@ -251,6 +328,18 @@ static zend_class_entry *register_class_Ephpm_KvException(zend_class_entry *clas
 	zend_declare_class_constant_ex(class_entry, const_UNAVAILABLE_name, &const_UNAVAILABLE_value, ZEND_ACC_PUBLIC, NULL);
 	zend_string_release(const_UNAVAILABLE_name);
 
+	zval const_BAD_ARGUMENT_value;
+	ZVAL_LONG(&const_BAD_ARGUMENT_value, EPHPM_KV_E_BAD_ARGUMENT);
+	zend_string *const_BAD_ARGUMENT_name = zend_string_init_interned("BAD_ARGUMENT", sizeof("BAD_ARGUMENT") - 1, 1);
+	zend_declare_class_constant_ex(class_entry, const_BAD_ARGUMENT_name, &const_BAD_ARGUMENT_value, ZEND_ACC_PUBLIC, NULL);
+	zend_string_release(const_BAD_ARGUMENT_name);
+
+	zval const_WRONG_TYPE_value;
+	ZVAL_LONG(&const_WRONG_TYPE_value, EPHPM_KV_E_WRONG_TYPE);
+	zend_string *const_WRONG_TYPE_name = zend_string_init_interned("WRONG_TYPE", sizeof("WRONG_TYPE") - 1, 1);
+	zend_declare_class_constant_ex(class_entry, const_WRONG_TYPE_name, &const_WRONG_TYPE_value, ZEND_ACC_PUBLIC, NULL);
+	zend_string_release(const_WRONG_TYPE_name);
+
 	return class_entry;
 }
 
@@ -306,6 +395,76 @@ static zend_class_entry *register_class_Ephpm_LockSet(void)
 	zend_string *property_locks_name = zend_string_init("locks", sizeof("locks") - 1, 1);
 	zend_declare_typed_property(class_entry, property_locks_name, &property_locks_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_ARRAY));
 	zend_string_release(property_locks_name);
+
+	return class_entry;
+}
+
+static zend_class_entry *register_class_Ephpm_ReadWriteLock(void)
+{
+	zend_class_entry ce, *class_entry;
+
+	INIT_NS_CLASS_ENTRY(ce, "Ephpm", "ReadWriteLock", class_Ephpm_ReadWriteLock_methods);
+	class_entry = zend_register_internal_class_ex(&ce, NULL);
+	class_entry->ce_flags |= ZEND_ACC_FINAL|ZEND_ACC_NO_DYNAMIC_PROPERTIES|ZEND_ACC_NOT_SERIALIZABLE;
+
+	zval property_name_default_value;
+	ZVAL_UNDEF(&property_name_default_value);
+	zend_string *property_name_name = zend_string_init("name", sizeof("name") - 1, 1);
+	zend_declare_typed_property(class_entry, property_name_name, &property_name_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_STRING));
+	zend_string_release(property_name_name);
+
+	zval property_token_default_value;
+	ZVAL_UNDEF(&property_token_default_value);
+	zend_string *property_token_name = zend_string_init("token", sizeof("token") - 1, 1);
+	zend_declare_typed_property(class_entry, property_token_name, &property_token_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_STRING));
+	zend_string_release(property_token_name);
+
+	zval property_fence_default_value;
+	ZVAL_UNDEF(&property_fence_default_value);
+	zend_string *property_fence_name = zend_string_init("fence", sizeof("fence") - 1, 1);
+	zend_declare_typed_property(class_entry, property_fence_name, &property_fence_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_LONG));
+	zend_string_release(property_fence_name);
+
+	zval property_mode_default_value;
+	ZVAL_UNDEF(&property_mode_default_value);
+	zend_string *property_mode_name = zend_string_init("mode", sizeof("mode") - 1, 1);
+	zend_declare_typed_property(class_entry, property_mode_name, &property_mode_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_STRING));
+	zend_string_release(property_mode_name);
+
+	return class_entry;
+}
+
+static zend_class_entry *register_class_Ephpm_Semaphore(void)
+{
+	zend_class_entry ce, *class_entry;
+
+	INIT_NS_CLASS_ENTRY(ce, "Ephpm", "Semaphore", class_Ephpm_Semaphore_methods);
+	class_entry = zend_register_internal_class_ex(&ce, NULL);
+	class_entry->ce_flags |= ZEND_ACC_FINAL|ZEND_ACC_NO_DYNAMIC_PROPERTIES|ZEND_ACC_NOT_SERIALIZABLE;
+
+	zval property_name_default_value;
+	ZVAL_UNDEF(&property_name_default_value);
+	zend_string *property_name_name = zend_string_init("name", sizeof("name") - 1, 1);
+	zend_declare_typed_property(class_entry, property_name_name, &property_name_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_STRING));
+	zend_string_release(property_name_name);
+
+	zval property_token_default_value;
+	ZVAL_UNDEF(&property_token_default_value);
+	zend_string *property_token_name = zend_string_init("token", sizeof("token") - 1, 1);
+	zend_declare_typed_property(class_entry, property_token_name, &property_token_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_STRING));
+	zend_string_release(property_token_name);
+
+	zval property_fence_default_value;
+	ZVAL_UNDEF(&property_fence_default_value);
+	zend_string *property_fence_name = zend_string_init("fence", sizeof("fence") - 1, 1);
+	zend_declare_typed_property(class_entry, property_fence_name, &property_fence_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_LONG));
+	zend_string_release(property_fence_name);
+
+	zval property_permits_default_value;
+	ZVAL_UNDEF(&property_permits_default_value);
+	zend_string *property_permits_name = zend_string_init("permits", sizeof("permits") - 1, 1);
+	zend_declare_typed_property(class_entry, property_permits_name, &property_permits_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_LONG));
+	zend_string_release(property_permits_name);
 
 	return class_entry;
 }

@@ -285,6 +285,13 @@ void ephpm_throw_store_error(const ephpm_kv_error *err)
 	char named_full[512];
 	switch (err->code) {
 	case EPHPM_KV_E_FULL:
+		/* A lease key's holders are bounded (kv.MaxLeaseHolders), which no
+		 * memory setting changes; every engine's message names them. */
+		if (strstr(err->message, " holders")) {
+			hint = "; one name takes at most " ZEND_TOSTR(EPHPM_KV_MAX_LEASE_HOLDERS) " holders: release some, or "
+				"spread them over more names";
+			break;
+		}
 		if (engine == EPHPM_ENGINE_SHM && shm_name && *shm_name) {
 			/* a named segment outlives its processes: a restart keeps its size */
 			snprintf(named_full, sizeof named_full, "; raise ephpm.shm_size: stop every process that shares the "

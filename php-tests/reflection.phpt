@@ -26,3 +26,4 @@ ephpm_kv_incr(string $key, int $by = %d, int|float $ttl = %d): int
 ephpm_kv_flush(): bool
 ephpm_kv_stats(): array
 ephpm_kv_fence(string $resource, int $fence): bool
+ephpm_kv_rate_limit(string $key, int $limit, int|float $window): array

@@ -34,6 +34,16 @@
 #define EPHPM_KV_E_OVERFLOW      8
 #define EPHPM_KV_E_CONFIG        9
 #define EPHPM_KV_E_UNAVAILABLE   10 /* the engine cannot be reached */
+#define EPHPM_KV_E_BAD_ARGUMENT  11 /* a lease or rate-limit argument out of range (kv.ErrBadLease) */
+#define EPHPM_KV_E_WRONG_TYPE    12 /* a lease op on another kind of value, or the reverse (kv.ErrNotLease) */
+
+/* lease_acquire() modes: kv.LeaseMode. */
+#define EPHPM_KV_LEASE_SHARED    1 /* a reader */
+#define EPHPM_KV_LEASE_EXCLUSIVE 2 /* a writer */
+#define EPHPM_KV_LEASE_PERMIT    3 /* a semaphore permit, limit = its size */
+#define EPHPM_KV_MAX_LEASE_TOKEN   64    /* kv.MaxLeaseToken bytes */
+#define EPHPM_KV_MAX_LEASE_HOLDERS 1024  /* kv.MaxLeaseHolders */
+#define EPHPM_KV_MAX_RATE_LIMIT    10000 /* kv.MaxRateLimit */
 
 /* Results of watch_state(). */
 #define EPHPM_KV_WATCH_LOST    0 /* the owner check failed: renewal ended */
@@ -193,6 +203,34 @@ typedef struct ephpm_kv_ops {
 	int (*unwatch)(int64_t handle, ephpm_kv_error *err);
 	/* EPHPM_KV_WATCH_*, without a store round trip. */
 	int (*watch_state)(int64_t handle, ephpm_kv_error *err);
+
+	/* Leases (kv.Leases): one key, many holders, each a token with its own
+	 * expiry and fence (from setnx_fenced's counter). A key holding
+	 * anything else is EPHPM_KV_E_WRONG_TYPE; bad arguments (token 1 to
+	 * EPHPM_KV_MAX_LEASE_TOKEN bytes, limit, mode) EPHPM_KV_E_BAD_ARGUMENT,
+	 * ttl_ns <= 0 EPHPM_KV_E_BAD_TTL. */
+	/* 1 granted (*fence set; a holder re-acquiring keeps its fence), 0
+	 * refused. mode EPHPM_KV_LEASE_*; limit the permits (PERMIT only).
+	 * intent_ns > 0 (EXCLUSIVE, when refused): records the token's intent
+	 * to write for that long (at most ttl_ns): new readers are refused
+	 * meanwhile. */
+	int (*lease_acquire)(const char *key, size_t key_len, const char *token, size_t token_len,
+	                     int32_t mode, int64_t limit, int64_t ttl_ns, int64_t intent_ns,
+	                     int64_t *fence, ephpm_kv_error *err);
+	/* Drops token's lease or intent: 1 it held a live lease, 0 not. */
+	int (*lease_release)(const char *key, size_t key_len, const char *token, size_t token_len,
+	                     ephpm_kv_error *err);
+	/* Renews token's live lease to ttl_ns: 1, or 0 when it holds none. */
+	int (*lease_renew)(const char *key, size_t key_len, const char *token, size_t token_len,
+	                   int64_t ttl_ns, ephpm_kv_error *err);
+	/* *count receives the live holders (intents excluded). */
+	int (*lease_count)(const char *key, size_t key_len, int64_t *count, ephpm_kv_error *err);
+	/* Exact sliding-window limiter (kv.RateLimiter): 1 admitted (and
+	 * recorded), 0 refused. *remaining: calls the window still admits;
+	 * *retry_after_ns: when refused, until the oldest admitted call leaves
+	 * the window (0 when admitted). limit 1 to EPHPM_KV_MAX_RATE_LIMIT. */
+	int (*rate_limit)(const char *key, size_t key_len, int64_t limit, int64_t window_ns,
+	                  int64_t *remaining, int64_t *retry_after_ns, ephpm_kv_error *err);
 } ephpm_kv_ops;
 
 /* The library's only entry point besides the table itself. */

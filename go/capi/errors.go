@@ -29,6 +29,8 @@ var errorCodes = []struct {
 	{"FULL", kv.ErrFull, C.EPHPM_KV_E_FULL},
 	{"NOT_INTEGER", kv.ErrNotInteger, C.EPHPM_KV_E_NOT_INTEGER},
 	{"OVERFLOW", kv.ErrOverflow, C.EPHPM_KV_E_OVERFLOW},
+	{"BAD_ARGUMENT", kv.ErrBadLease, C.EPHPM_KV_E_BAD_ARGUMENT},
+	{"WRONG_TYPE", kv.ErrNotLease, C.EPHPM_KV_E_WRONG_TYPE},
 	{"CONFIG", errStarted, C.EPHPM_KV_E_CONFIG},
 	{"CONFIG", errConfig, C.EPHPM_KV_E_CONFIG},
 	{"CONFIG", remote.ErrEvicting, C.EPHPM_KV_E_CONFIG},

@@ -17,6 +17,13 @@ const (
 	cWatchLost     = int32(C.EPHPM_KV_WATCH_LOST)
 	cWatchHeld     = int32(C.EPHPM_KV_WATCH_HELD)
 	cWatchStopped  = int32(C.EPHPM_KV_WATCH_STOPPED)
+
+	cLeaseShared     = int(C.EPHPM_KV_LEASE_SHARED)
+	cLeaseExclusive  = int(C.EPHPM_KV_LEASE_EXCLUSIVE)
+	cLeasePermit     = int(C.EPHPM_KV_LEASE_PERMIT)
+	cMaxLeaseToken   = int(C.EPHPM_KV_MAX_LEASE_TOKEN)
+	cMaxLeaseHolders = int(C.EPHPM_KV_MAX_LEASE_HOLDERS)
+	cMaxRateLimit    = int(C.EPHPM_KV_MAX_RATE_LIMIT)
 )
 
 // struct ephpm_kv_stats is exactly kv.StatsFields' counters, int64_t each:

@@ -34,5 +34,17 @@ func TestABIConstantsMatchGo(t *testing.T) {
 				cWatchLost, cWatchHeld, cWatchStopped, watchLost, watchHeld, watchStopped)
 		}
 	})
+	t.Run("leases", func(t *testing.T) {
+		// lease_acquire() hands its mode to Go as is; the extension checks
+		// permits and rate limits with the header's bounds.
+		if cLeaseShared != int(kv.LeaseShared) || cLeaseExclusive != int(kv.LeaseExclusive) || cLeasePermit != int(kv.LeasePermit) {
+			t.Errorf("EPHPM_KV_LEASE_SHARED, _EXCLUSIVE, _PERMIT = %d, %d, %d; kv's = %d, %d, %d",
+				cLeaseShared, cLeaseExclusive, cLeasePermit, kv.LeaseShared, kv.LeaseExclusive, kv.LeasePermit)
+		}
+		if cMaxLeaseToken != kv.MaxLeaseToken || cMaxLeaseHolders != kv.MaxLeaseHolders || cMaxRateLimit != kv.MaxRateLimit {
+			t.Errorf("EPHPM_KV_MAX_LEASE_TOKEN, _HOLDERS, _RATE_LIMIT = %d, %d, %d; kv's = %d, %d, %d",
+				cMaxLeaseToken, cMaxLeaseHolders, cMaxRateLimit, kv.MaxLeaseToken, kv.MaxLeaseHolders, kv.MaxRateLimit)
+		}
+	})
 	t.Run("error codes", checkErrorCodes)
 }

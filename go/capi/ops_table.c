@@ -90,6 +90,23 @@ static int kv_watch(const char *k, size_t kl, const char *t, size_t tl, int64_t 
 	int64_t *handle, ephpm_kv_error *err)
 { return ephpmKvWatch(K k, kl, K t, tl, ttl, max_hold, handle, err); }
 
+static int kv_lease_acquire(const char *k, size_t kl, const char *t, size_t tl, int32_t mode, int64_t limit,
+	int64_t ttl, int64_t intent, int64_t *fence, ephpm_kv_error *err)
+{ return ephpmKvLeaseAcquire(K k, kl, K t, tl, mode, limit, ttl, intent, fence, err); }
+
+static int kv_lease_release(const char *k, size_t kl, const char *t, size_t tl, ephpm_kv_error *err)
+{ return ephpmKvLeaseRelease(K k, kl, K t, tl, err); }
+
+static int kv_lease_renew(const char *k, size_t kl, const char *t, size_t tl, int64_t ttl, ephpm_kv_error *err)
+{ return ephpmKvLeaseRenew(K k, kl, K t, tl, ttl, err); }
+
+static int kv_lease_count(const char *k, size_t kl, int64_t *count, ephpm_kv_error *err)
+{ return ephpmKvLeaseCount(K k, kl, count, err); }
+
+static int kv_rate_limit(const char *k, size_t kl, int64_t limit, int64_t window, int64_t *remaining,
+	int64_t *retry_after, ephpm_kv_error *err)
+{ return ephpmKvRateLimit(K k, kl, limit, window, remaining, retry_after, err); }
+
 static const ephpm_kv_ops table = {
 	.abi_version = EPHPM_KV_ABI_VERSION,
 	.struct_size = sizeof(ephpm_kv_ops),
@@ -118,6 +135,11 @@ static const ephpm_kv_ops table = {
 	.watch = kv_watch,
 	.unwatch = ephpmKvUnwatch,
 	.watch_state = ephpmKvWatchState,
+	.lease_acquire = kv_lease_acquire,
+	.lease_release = kv_lease_release,
+	.lease_renew = kv_lease_renew,
+	.lease_count = kv_lease_count,
+	.rate_limit = kv_rate_limit,
 };
 
 const ephpm_kv_ops *ephpm_kv_get_ops(void)

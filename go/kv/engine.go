@@ -94,6 +94,10 @@ type Engine interface {
 	// given back with DelIfEq(lock, token): after the write, never before
 	// (a request taking the lock must read the data written).
 	SetIfLocked(key string, value []byte, ttl time.Duration, lock string, token []byte, lockTTL time.Duration, release bool) (bool, error)
+
+	// Read/write locks, semaphores and the exact rate limiter (lease.go).
+	Leases
+	RateLimiter
 }
 
 // ReleaseWaiter is implemented by engines that can put a waiter to sleep

@@ -31,10 +31,12 @@ import (
 //	        varint), value (the rest)
 //	  'L'   per lease set, 'R' per rate log (the records only the lease and
 //	        rate-limit ops write, which a plain SET cannot forge): as 'K';
-//	        the times inside the value are Unix ns (store.ExportKinds)
-//	  'E'   last: F and K frame counts (uvarints), then the whole-file
-//	        check (uint32): CRC-32C of every byte before this frame but
-//	        the 4-byte checksums (the header's and each frame's)
+//	        the times inside the value (holders' expiries, calls) are Unix
+//	        ns, like the expiry wall-clock time (store.ExportKinds); holders
+//	        whose time ran out by the load are dropped (store.Restore)
+//	  'E'   last: F and key (K, L and R) frame counts (uvarints), then the
+//	        whole-file check (uint32): CRC-32C of every byte before this
+//	        frame but the 4-byte checksums (the header's and each frame's)
 //
 // Every frame is checked on its own, so a damaged file is refused naming
 // the offset of the first frame that fails; the end frame's counts catch
@@ -332,12 +334,13 @@ func (s *Server) readSnapshot(f *os.File) (int, uint64, error) {
 	case crc32.Checksum(hdr[:12], castagnoli) != binary.LittleEndian.Uint32(hdr[12:]):
 		return 0, 0, fr.bad(0, "header checksum mismatch")
 	}
-	switch v := binary.LittleEndian.Uint32(hdr[8:]); v {
+	version := binary.LittleEndian.Uint32(hdr[8:])
+	switch version {
 	case snapshotOldest:
 		fr.withSums = true
 	case 4, snapshotVersion:
 	default:
-		return 0, 0, fmt.Errorf("snapshot %s has format version %d; this server reads versions %d to %d", path, v, snapshotOldest, snapshotVersion)
+		return 0, 0, fmt.Errorf("snapshot %s has format version %d; this server reads versions %d to %d", path, version, snapshotOldest, snapshotVersion)
 	}
 	fr.add(nil, hdr[:12], hdr[12:])
 	fences := store.FenceState{Highest: map[string]int64{}}
@@ -381,6 +384,9 @@ func (s *Server) readSnapshot(f *os.File) (int, uint64, error) {
 			if !ok || !ok2 || len(key) == 0 {
 				return 0, 0, fr.bad(off, "malformed key frame")
 			}
+			if tag != 'K' && version < 5 {
+				return 0, 0, fr.bad(off, "frame %q in a format %d file, which writes lease sets and rate logs as 'K'", tag, version)
+			}
 			nkeys++
 			var ttl time.Duration
 			if at != 0 {
@@ -388,10 +394,13 @@ func (s *Server) readSnapshot(f *os.File) (int, uint64, error) {
 					continue // expired while the server was down
 				}
 			}
-			if err := s.store.Restore(string(key), tagKinds[tag], value, min(ttl, kv.MaxTTL)); err != nil {
+			stored, err := s.store.Restore(string(key), tagKinds[tag], value, min(ttl, kv.MaxTTL))
+			if err != nil {
 				return 0, 0, fmt.Errorf("loading snapshot %s (key frame at byte %d): %w", path, off, err)
 			}
-			loaded++
+			if stored { // not a lease set whose every holder expired while the server was down
+				loaded++
+			}
 		case 'E':
 			wantF, rest, ok := uvarint(p)
 			wantK, rest, ok2 := uvarint(rest)

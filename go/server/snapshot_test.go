@@ -20,8 +20,9 @@ func quietConfig(dir string) Config {
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 
-// smallSnapshot writes a snapshot with keys (one with a TTL, one binary),
-// fence records and a fence counter, and returns its bytes.
+// smallSnapshot writes a snapshot with keys (one with a TTL, one binary,
+// a lease set and a rate log), fence records and a fence counter, and
+// returns its bytes.
 func smallSnapshot(t *testing.T, cfg Config) []byte {
 	t.Helper()
 	s, addr := startServer(t, cfg)
@@ -29,6 +30,8 @@ func smallSnapshot(t *testing.T, cfg Config) []byte {
 		cmd("OK", "SET", "a", "1"), cmd("OK", "SET", "bin\x00", "\x00\xff\x00", "EX", "1000"),
 		cmd("OK", "SET", "c", strings.Repeat("x", 40)),
 		cmd("*", "EPHPM.SETNXFENCED", "lock", "t", "60000"), cmd("1", "EPHPM.FENCE", "res", "7"),
+		cmd("*", "EPHPM.LEASEACQUIRE", "sem", "t", "PERMIT", "2", "60000", "0"),
+		cmd("[1 4 0]", "EPHPM.RATELIMIT", "rate", "5", "60000"),
 	})
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -74,7 +77,8 @@ func TestSnapshotRefusesEveryTruncation(t *testing.T) {
 	// Loading the intact file still works.
 	os.WriteFile(cfg.Snapshot, good, 0o600)
 	_, addr := startServer(t, cfg)
-	runSteps(t, dial(t, "unix", addr), []step{cmd("4", "DBSIZE"), cmd(`"\x00\xff\x00"`, "GET", "bin\x00")})
+	runSteps(t, dial(t, "unix", addr), []step{cmd("6", "DBSIZE"), cmd(`"\x00\xff\x00"`, "GET", "bin\x00"),
+		cmd("1", "EPHPM.LEASECOUNT", "sem"), cmd("[1 3 0]", "EPHPM.RATELIMIT", "rate", "5", "60000")})
 }
 
 func TestSnapshotRefusesEveryByteFlip(t *testing.T) {
@@ -398,5 +402,26 @@ func TestSnapshotLoadsFormat4(t *testing.T) {
 			s.Close()
 		}
 		t.Fatalf("a format %d file: %v", snapshotVersion+1, err)
+	}
+}
+
+// Lease sets and rate logs are frames of their own ('L', 'R') from format
+// 5 on; a file of an older format that holds one is refused, as its
+// writer never wrote one.
+func TestSnapshotFormat4HasNoLeaseFrames(t *testing.T) {
+	cfg := quietConfig(t.TempDir())
+	v5 := smallSnapshot(t, cfg)
+	var tags []byte
+	for _, f := range snapFrames(v5) {
+		tags = append(tags, f.tag)
+	}
+	if !bytes.Contains(tags, []byte("L")) || !bytes.Contains(tags, []byte("R")) {
+		t.Fatalf("frames %q: no lease set or rate log frame", tags)
+	}
+	for _, v := range []uint32{3, 4} {
+		err := refused(t, cfg, asFormat(v5, v), len(v5), fmt.Sprintf("format %d with lease frames", v))
+		if !strings.Contains(err.Error(), fmt.Sprintf("in a format %d file", v)) {
+			t.Errorf("format %d: refused for another reason: %v", v, err)
+		}
 	}
 }

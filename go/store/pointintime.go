@@ -79,17 +79,25 @@ func (s *Store) export(fn func(key string, it *item, value []byte, ttl time.Dura
 				return true // written (created) after the export began
 			}
 		}
+		var value []byte
 		d := it.deadline.Load()
+		if it.inPlace() {
+			// Its bytes and deadline change together, under its lock: a
+			// rate call between reading one and the other would give a
+			// log the deadline of the call before.
+			s.underLock(key, func() { value, d = it.plain(), it.deadline.Load() })
+		}
 		var ttl time.Duration
 		if d != 0 {
 			if ttl = time.Duration(d - nanotime()); ttl <= 0 {
 				return true
 			}
 		}
-		var value []byte
-		if it.compressed || it.inPlace() {
-			value = s.plainOf(key, it) // an in-place item's under its lock
-		} else {
+		switch {
+		case it.inPlace():
+		case it.compressed:
+			value = it.plain()
+		default:
 			value = it.data // immutable once stored
 		}
 		err = fn(key, it, value, ttl)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -92,29 +93,74 @@ func (s *Store) ExportKinds(fn func(key string, kind Kind, value []byte, ttl tim
 }
 
 // Restore stores a value ExportKinds gave, of its kind and with its
-// times, to expire after ttl (0: never; a lease set's or rate log's is its
-// latest entry's). A lease set or rate log may pass max_value_size, as it
-// may when written; one that is not well formed is refused.
-func (s *Store) Restore(key string, kind Kind, value []byte, ttl time.Duration) error {
+// times, to expire after ttl (0: never), as the key was when exported. A
+// lease set loses the entries whose time ran out since (a holder's expiry
+// passed while the server was down), and one left with none is not stored,
+// nor is a rate log without calls: stored is false then. A lease set or
+// rate log may pass max_value_size, as it may when written; one that is not
+// well formed is refused.
+func (s *Store) Restore(key string, kind Kind, value []byte, ttl time.Duration) (stored bool, err error) {
 	if kind == KindPlain {
 		_, err := s.SetWith(key, value, SetOptions{TTL: ttl})
-		return err
+		return err == nil, err
 	}
 	if err := kv.CheckKey(key); err != nil {
-		return err
+		return false, err
 	}
 	if err := kv.CheckTTL(ttl); err != nil {
-		return err
+		return false, err
 	}
 	if len(value) > MaxRecordSize {
-		return fmt.Errorf("%w: %d bytes", errBadRecord, len(value))
+		return false, fmt.Errorf("%q: %w: %d bytes", key, errBadRecord, len(value))
 	}
-	owned, it := newInPlace(key, itemKind(kind), len(value), len(value))
-	copy(it.data, value)
-	if err := shiftTimes(kind, it.data, -clockOffset()); err != nil {
-		return fmt.Errorf("%q: %w", key, err)
+	now := nanotime()
+	v := bytes.Clone(value)
+	if err := shiftTimes(kind, v, now-time.Now().UnixNano()); err != nil {
+		return false, fmt.Errorf("%q: %w", key, err)
 	}
-	it.deadline.Store(deadlineFor(int64(ttl)))
-	_, err := s.writeItem(owned, it, &SetOptions{TTL: ttl}, nil)
-	return err
+	if v, err = liveRecord(kind, v, now); err != nil {
+		return false, fmt.Errorf("%q: %w", key, err)
+	}
+	if v == nil {
+		return false, nil
+	}
+	owned, it := newInPlace(key, itemKind(kind), len(v), len(v))
+	copy(it.data, v)
+	if ttl > 0 {
+		it.deadline.Store(addSat(now, int64(ttl)))
+	}
+	if _, err := s.writeItem(owned, it, &SetOptions{}, nil); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// liveRecord is a restored lease set (times on nanotime's clock) without
+// the entries expired at now, or nil when none is left; a rate log as it
+// is, nil when it holds no call, refused when its calls are out of order
+// (RateLimit's binary search needs them sorted).
+func liveRecord(kind Kind, v []byte, now int64) ([]byte, error) {
+	if kind == KindRate {
+		for at := rateHeader + 8; at < len(v); at += 8 {
+			if int64(binary.LittleEndian.Uint64(v[at:])) < int64(binary.LittleEndian.Uint64(v[at-8:])) {
+				return nil, fmt.Errorf("%w: the calls are out of order", errBadRecord)
+			}
+		}
+		if len(v) == rateHeader {
+			return nil, nil
+		}
+		return v, nil
+	}
+	w := leaseHeader
+	for r := leaseHeader; r < len(v); {
+		n := leaseEntryFixed + int(v[r+17])
+		if entryExpiry(v, r) > now {
+			w += copy(v[w:], v[r:r+n])
+		}
+		r += n
+	}
+	if w == leaseHeader {
+		return nil, nil
+	}
+	return v[:w], nil
 }

@@ -46,6 +46,17 @@ namespace {
      * has acted: do not write).
      */
     function ephpm_kv_fence(string $resource, int $fence): bool {}
+
+    /**
+     * Admits one call under $key when fewer than $limit (1 to 10000) calls
+     * were admitted in the last $window seconds, in one atomic step: an
+     * exact sliding window, never more than $limit in any window. A refused
+     * call is not counted. "remaining": calls the window still admits;
+     * "retry_after": seconds until the oldest admitted call leaves the
+     * window (0.0 when allowed).
+     * @return array{allowed: bool, remaining: int, retry_after: float}
+     */
+    function ephpm_kv_rate_limit(string $key, int $limit, int|float $window): array {}
 }
 
 namespace Ephpm {
@@ -114,6 +125,18 @@ namespace Ephpm {
          * @var int
          */
         public const UNAVAILABLE = 10;
+
+        /**
+         * A lease or rate-limit argument the store refused (token, permits, limit).
+         * @var int
+         */
+        public const BAD_ARGUMENT = 11;
+
+        /**
+         * The key holds another kind of value: a plain value under a ReadWriteLock, Semaphore or rate limit name, or the other family's (Redis's WRONGTYPE).
+         * @var int
+         */
+        public const WRONG_TYPE = 12;
     }
 
     /** Lock::run() could not acquire the lock within its wait. */
@@ -190,6 +213,95 @@ namespace Ephpm {
         public function release(): bool {}
 
         /** Every member still ours and not expired. */
+        public function isAcquired(): bool {}
+    }
+
+    /**
+     * Many readers or one writer on a name, each holder a lease of its own
+     * (random token, own expiry, own fence): a crashed reader blocks a
+     * writer for at most its own TTL. A writer waiting with $wait > 0
+     * records its intent, so new readers are refused meanwhile and a stream
+     * of overlapping readers cannot starve it.
+     */
+    final class ReadWriteLock
+    {
+        /** The lock's key. */
+        public readonly string $name;
+        /** Random 128-bit token, hex: this holder's entry under $name. */
+        public readonly string $token;
+        /** Strictly greater than every fence issued before it (Locks' too). */
+        public readonly int $fence;
+        /** "read" or "write". */
+        public readonly string $mode;
+
+        private function __construct() {}
+
+        /** A shared (reader) lease; tries until $wait seconds pass, null if not acquired. */
+        public static function read(string $name, float $ttl = 30, float $wait = 0): ?ReadWriteLock {}
+
+        /** The exclusive (writer) lease; tries until $wait seconds pass, null if not acquired. */
+        public static function write(string $name, float $ttl = 30, float $wait = 0): ?ReadWriteLock {}
+
+        /** Renews this holder's lease to $ttl seconds (default: the acquire TTL); false if lost. */
+        public function refresh(?float $ttl = null): bool {}
+
+        /**
+         * Gives this holder's lease back; false when it was no longer held (expired,
+         * or the name deleted or overwritten) or already released.
+         */
+        public function release(): bool {}
+
+        /**
+         * This holder's lease is live. The store has no read of one holder's expiry: this renews
+         * the lease to the time this process counts as left (so it ends when it
+         * would have; on etcd, whole seconds, up to a second later), and is false
+         * without asking once that time has run out.
+         */
+        public function isAcquired(): bool {}
+    }
+
+    /**
+     * A counting semaphore: at most $permits holders of a name at once, each
+     * a leased permit (random token, own expiry, own fence), released by its
+     * token; an expired permit is reclaimed.
+     */
+    final class Semaphore
+    {
+        /** The semaphore's key. */
+        public readonly string $name;
+        /** Random 128-bit token, hex: this permit's entry under $name. */
+        public readonly string $token;
+        /** Strictly greater than every fence issued before it (Locks' too). */
+        public readonly int $fence;
+        /** The semaphore's size this permit was taken with. */
+        public readonly int $permits;
+
+        private function __construct() {}
+
+        /**
+         * One of $permits (1 to 1024) permits; tries until $wait seconds
+         * pass, null if not acquired.
+         */
+        public static function acquire(string $name, int $permits, float $ttl = 30, float $wait = 0): ?Semaphore {}
+
+        /** How many live permits $name has now. */
+        public static function holders(string $name): int {}
+
+        /** Renews this permit to $ttl seconds (default: the acquire TTL); false if lost. */
+        public function refresh(?float $ttl = null): bool {}
+
+        /**
+         * Gives this permit back; false when it was no longer held (expired, or the
+         * name deleted or overwritten) or already released.
+         */
+        public function release(): bool {}
+
+        /**
+         * This permit is live. The store has no read of one holder's expiry: this renews
+         * the lease to the time this process counts as left (so it ends when it
+         * would have; on etcd, whole seconds, up to a second later), and is false
+         * without asking once that time has run out.
+         */
         public function isAcquired(): bool {}
     }
 }

@@ -236,6 +236,85 @@ static void check_wait_release(bool can_wait)
 	CHECK(ops->exists("waited", 6, &err) == 0, "waited released");
 }
 
+/* Semaphore permits from every thread: never more than PERMITS holders,
+ * each permit released by its own token. */
+#define PERMITS 3
+static atomic_int permit_inside, permit_over, permit_errors, permit_lost, permit_grants;
+
+static void *permit_thread(void *arg)
+{
+	long id = (long)arg;
+	char token[32];
+	int tlen = snprintf(token, sizeof token, "permit-%ld", id);
+	ephpm_kv_error err;
+	for (int r = 0; r < ROUNDS / 4; r++) {
+		int64_t fence;
+		int rc = ops->lease_acquire("sem", 3, token, tlen, EPHPM_KV_LEASE_PERMIT, PERMITS, 60 * SEC, 0, &fence, &err);
+		if (rc < 0) { atomic_fetch_add(&permit_errors, 1); continue; }
+		if (rc == 0) { continue; }
+		atomic_fetch_add(&permit_grants, 1);
+		if (atomic_fetch_add(&permit_inside, 1) >= PERMITS) { atomic_fetch_add(&permit_over, 1); }
+		atomic_fetch_sub(&permit_inside, 1);
+		if (ops->lease_release("sem", 3, token, tlen, &err) != 1) { atomic_fetch_add(&permit_lost, 1); }
+	}
+	return NULL;
+}
+
+/* The lease and rate-limit ops: their results and error codes as the
+ * header says, and the semaphore bound under threads. */
+static void check_leases(void)
+{
+	ephpm_kv_error err;
+	int64_t fence = 0, count = -1, remaining = -1, retry = -1;
+	CHECK(ops->lease_acquire("rw", 2, "r1", 2, EPHPM_KV_LEASE_SHARED, 0, 60 * SEC, 0, &fence, &err) == 1 && fence > 0,
+	      "reader 1: %s", err.message);
+	CHECK(ops->lease_acquire("rw", 2, "r2", 2, EPHPM_KV_LEASE_SHARED, 0, 60 * SEC, 0, &fence, &err) == 1,
+	      "reader 2: %s", err.message);
+	CHECK(ops->lease_acquire("rw", 2, "w", 1, EPHPM_KV_LEASE_EXCLUSIVE, 0, 60 * SEC, SEC, &fence, &err) == 0,
+	      "a writer among readers");
+	CHECK(ops->lease_count("rw", 2, &count, &err) == 0 && count == 2, "lease_count = %lld", (long long)count);
+	CHECK(ops->lease_acquire("rw", 2, "r3", 2, EPHPM_KV_LEASE_SHARED, 0, 60 * SEC, 0, &fence, &err) == 0,
+	      "a new reader while a writer's intent is live");
+	CHECK(ops->lease_renew("rw", 2, "r1", 2, 30 * SEC, &err) == 1 && ops->lease_renew("rw", 2, "w", 1, SEC, &err) == 0,
+	      "renew a reader; an intent is not a lease");
+	CHECK(ops->lease_release("rw", 2, "w", 1, &err) == 0 && ops->lease_release("rw", 2, "r1", 2, &err) == 1
+	      && ops->lease_release("rw", 2, "r2", 2, &err) == 1 && ops->lease_release("rw", 2, "r2", 2, &err) == 0,
+	      "releases by token");
+	CHECK(ops->lease_acquire("rw", 2, "r1", 2, EPHPM_KV_LEASE_SHARED, 0, 60 * SEC, 0, &fence, &err) == 1
+	      && ops->lease_release("rw", 2, "r1", 2, &err) == 1, "readers again once the intent is dropped");
+
+	CHECK(ops->lease_acquire("rw", 2, "", 0, EPHPM_KV_LEASE_SHARED, 0, SEC, 0, &fence, &err) == -EPHPM_KV_E_BAD_ARGUMENT
+	      && err.code == EPHPM_KV_E_BAD_ARGUMENT, "empty token: %d %s", err.code, err.message);
+	CHECK(ops->lease_acquire("rw", 2, "t", 1, 9, 0, SEC, 0, &fence, &err) == -EPHPM_KV_E_BAD_ARGUMENT,
+	      "unknown mode: %s", err.message);
+	CHECK(ops->lease_acquire("rw", 2, "t", 1, 256 + EPHPM_KV_LEASE_SHARED, 0, SEC, 0, &fence, &err) == -EPHPM_KV_E_BAD_ARGUMENT,
+	      "a mode past a byte (not wrapped into a reader): %s", err.message);
+	CHECK(ops->lease_acquire("s", 1, "t", 1, EPHPM_KV_LEASE_PERMIT, EPHPM_KV_MAX_LEASE_HOLDERS + 1, SEC, 0, &fence,
+	      &err) == -EPHPM_KV_E_BAD_ARGUMENT, "too many permits: %s", err.message);
+	CHECK(ops->lease_acquire("s", 1, "t", 1, EPHPM_KV_LEASE_PERMIT, 2, 0, 0, &fence, &err) == -EPHPM_KV_E_BAD_TTL,
+	      "ttl 0: %s", err.message);
+	CHECK(ops->rate_limit("rl", 2, 0, SEC, &remaining, &retry, &err) == -EPHPM_KV_E_BAD_ARGUMENT,
+	      "rate limit 0: %s", err.message);
+	CHECK(ops->set("plain", 5, "v", 1, 0, &err) == 1
+	      && ops->lease_acquire("plain", 5, "t", 1, EPHPM_KV_LEASE_SHARED, 0, SEC, 0, &fence, &err) == -EPHPM_KV_E_WRONG_TYPE
+	      && ops->lease_count("plain", 5, &count, &err) == -EPHPM_KV_E_WRONG_TYPE
+	      && ops->rate_limit("plain", 5, 1, SEC, &remaining, &retry, &err) == -EPHPM_KV_E_WRONG_TYPE,
+	      "lease ops on a plain value: %d %s", err.code, err.message);
+
+	CHECK(ops->rate_limit("rl", 2, 2, 60 * SEC, &remaining, &retry, &err) == 1 && remaining == 1 && retry == 0,
+	      "rate limit 1st: remaining %lld retry %lld", (long long)remaining, (long long)retry);
+	CHECK(ops->rate_limit("rl", 2, 2, 60 * SEC, &remaining, &retry, &err) == 1 && remaining == 0,
+	      "rate limit 2nd: remaining %lld", (long long)remaining);
+	CHECK(ops->rate_limit("rl", 2, 2, 60 * SEC, &remaining, &retry, &err) == 0 && remaining == 0
+	      && retry > 59 * SEC && retry <= 60 * SEC, "rate limit 3rd: retry %lld", (long long)retry);
+
+	run_threads(permit_thread);
+	CHECK(permit_errors == 0 && permit_lost == 0, "%d errors, %d lost permits", permit_errors, permit_lost);
+	CHECK(permit_over == 0, "%d times more than %d permits were held", permit_over, PERMITS);
+	CHECK(permit_grants > 0, "no permit granted");
+	CHECK(ops->lease_count("sem", 3, &count, &err) == 0 && count == 0, "permits left: %lld", (long long)count);
+}
+
 /* The single-process suite, on the engine configure started. */
 static int run_suite(const char *path, bool shm)
 {
@@ -271,6 +350,7 @@ static int run_suite(const char *path, bool shm)
 	check_get_roundtrip(5000);   /* compressible: crosses compressed storage */
 	check_session_ops();
 	check_wait_release(shm);
+	check_leases();
 
 	int64_t ttl = 0;
 	CHECK(ops->ttl("nope", 4, &ttl, &err) == 0 && ttl == EPHPM_KV_TTL_MISSING, "ttl missing = %lld", (long long)ttl);

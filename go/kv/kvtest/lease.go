@@ -26,14 +26,7 @@ type leaseHarness struct {
 	l kv.Leases
 }
 
-// leases skips an engine that does not implement kv.Leases yet.
-func leases(h *harness) *leaseHarness {
-	l, ok := h.e.(kv.Leases)
-	if !ok {
-		h.t.Skip("the engine does not implement kv.Leases yet (this skip goes once every engine does)")
-	}
-	return &leaseHarness{h, l}
-}
+func leases(h *harness) *leaseHarness { return &leaseHarness{h, h.e} }
 
 // short is a lease ttl to wait out; a holder under it may already be gone
 // when the machine stalls, so checks that need it live use fresh().
@@ -478,28 +471,25 @@ func checkLeaseWrongType(h0 *harness) {
 		"LeaseRenew":   func(k string) error { _, err := h.l.LeaseRenew(k, tok, time.Minute); return err },
 		"LeaseCount":   func(k string) error { _, err := h.l.LeaseCount(k); return err },
 	}
-	if rl, ok := h.e.(kv.RateLimiter); ok {
-		ops["RateLimit"] = func(k string) error { _, _, _, err := rl.RateLimit(k, 5, time.Minute); return err }
-		// The other family's keys, each refused by the other.
-		if _, _, _, err := rl.RateLimit("rate", 5, time.Minute); err != nil {
-			t.Fatalf("RateLimit: %v", err)
+	rl := h.e
+	ops["RateLimit"] = func(k string) error { _, _, _, err := rl.RateLimit(k, 5, time.Minute); return err }
+	// The other family's keys, each refused by the other.
+	if _, _, _, err := rl.RateLimit("rate", 5, time.Minute); err != nil {
+		t.Fatalf("RateLimit: %v", err)
+	}
+	h.grant("lease", "a", shared, 0)
+	for name, op := range ops {
+		key := "rate" // a lease op on the rate-limit key
+		if name == "RateLimit" {
+			key = "lease"
 		}
-		h.grant("lease", "a", shared, 0)
-		for name, op := range ops {
-			key := "rate" // a lease op on the rate-limit key
-			if name == "RateLimit" {
-				key = "lease"
-			}
-			if err := op(key); !errors.Is(err, kv.ErrNotLease) {
-				t.Errorf("%s of the other family's key %q: %v, want kv.ErrNotLease", name, key, err)
-			}
+		if err := op(key); !errors.Is(err, kv.ErrNotLease) {
+			t.Errorf("%s of the other family's key %q: %v, want kv.ErrNotLease", name, key, err)
 		}
-		h.wantCount("lease", 1)
-		if allowed, remaining, _, err := rl.RateLimit("rate", 5, time.Minute); err != nil || !allowed || remaining != 3 {
-			t.Errorf("the rate-limit key after the lease ops: %v, %d left, %v; want allowed, 3 left", allowed, remaining, err)
-		}
-	} else {
-		t.Log("no kv.RateLimiter: only plain values checked")
+	}
+	h.wantCount("lease", 1)
+	if allowed, remaining, _, err := rl.RateLimit("rate", 5, time.Minute); err != nil || !allowed || remaining != 3 {
+		t.Errorf("the rate-limit key after the lease ops: %v, %d left, %v; want allowed, 3 left", allowed, remaining, err)
 	}
 	start := time.Now()
 	for _, v := range []string{"plain", "", "12", compressible(2000)} {

@@ -15,14 +15,7 @@ type rateHarness struct {
 	rl kv.RateLimiter
 }
 
-// rateLimiter skips an engine that does not implement kv.RateLimiter yet.
-func rateLimiter(h *harness) *rateHarness {
-	rl, ok := h.e.(kv.RateLimiter)
-	if !ok {
-		h.t.Skip("the engine does not implement kv.RateLimiter yet (this skip goes once every engine does)")
-	}
-	return &rateHarness{h, rl}
-}
+func rateLimiter(h *harness) *rateHarness { return &rateHarness{h, h.e} }
 
 // window is short enough to wait out a few times, long enough for a few
 // calls, and a whole number of the engine's time units.
