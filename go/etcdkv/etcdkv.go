@@ -368,7 +368,8 @@ func (e *Engine) setNX(key string, value []byte, ttl time.Duration) (int64, bool
 			e.revokeLater(cl, lease)
 			return 0, false, nil
 		}
-		// Held by a lost attempt of ours: nobody's lock.
+		// Held by a lost attempt of ours, nobody's lock: undone (if the
+		// background loop has not done it since), then tried again.
 		if err := e.revokeAbandoned(ctx, cl, clientv3.LeaseID(held[0].Lease)); err != nil {
 			e.revokeLater(cl, lease) // refused, unused
 			return 0, false, err

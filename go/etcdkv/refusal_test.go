@@ -13,6 +13,7 @@ import (
 
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -247,16 +248,19 @@ func TestRefusalOnlyForAnotherHolder(t *testing.T) {
 // calls while armed: lost, the request is sent as usual (it commits) but
 // the caller is told the connection failed, as when the answer is lost;
 // late, the caller is told at once and the request is sent 200 ms later,
-// as one sitting in a stopped member's socket.
+// as one sitting in a stopped member's socket; then, the request is
+// answered and after runs before the caller sees the answer.
 type lostAnswers struct {
-	mode atomic.Int32
-	late chan error // each late request's own outcome
+	mode  atomic.Int32
+	late  chan error // each late request's own outcome
+	after func()     // then: run once the Txn has its answer, before the caller sees it
 }
 
 const (
 	answered = iota
 	lost
 	late
+	then
 )
 
 func (f *lostAnswers) intercept(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
@@ -278,6 +282,11 @@ func (f *lostAnswers) intercept(ctx context.Context, method string, req, reply a
 			f.late <- invoker(ctx, method, req, new(pb.TxnResponse), cc)
 		}()
 		return status.Error(codes.Unavailable, "injected: the request is still on its way")
+	case then:
+		err := invoker(ctx, method, req, reply, cc, opts...)
+		f.mode.Store(answered)
+		f.after()
+		return err
 	}
 	return invoker(ctx, method, req, reply, cc, opts...)
 }
@@ -340,6 +349,31 @@ func TestLostSetNXIsUndone(t *testing.T) {
 		acquires(t, e, "new-token", "A2")
 		fail(t, lost, "same-token", "B")
 		acquires(t, e, "same-token", "B")
+		// The background undo lands between the retry's transaction
+		// (which saw the lost attempt's key) and its look at the book.
+		fail(t, lost, "revoked-meanwhile", "F1")
+		f.after = func() {
+			cl, err := e.client()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			e.undo.mu.Lock()
+			var ids []clientv3.LeaseID
+			for id, at := range e.undo.leases {
+				if at.IsZero() {
+					ids = append(ids, id)
+				}
+			}
+			e.undo.mu.Unlock()
+			for _, id := range ids {
+				if err := e.revokeAbandoned(context.Background(), cl, id); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+		f.mode.Store(then)
+		acquires(t, e, "revoked-meanwhile", "F2")
 		fail(t, lost, "held", "C1")
 		if ok, err := e.SetNX("held", []byte("C2"), ttl); err != nil || ok {
 			t.Fatalf("SetNX of a key another engine holds: %v, %v", ok, err)

@@ -27,12 +27,20 @@ import (
 // without a ttl has no lease to revoke: what it left stays (locks need a
 // ttl anyway). A process that exits first leaves its keys to their ttl.
 
-// undoBook holds the leases of lost SetNX attempts, until revoked.
+// undoBook holds the leases of lost SetNX attempts: not yet revoked
+// (zero time), or revoked at the time given. A revoked one is remembered
+// for a while: a SetNX whose transaction saw the key on it just before
+// the revocation must still know the key was a lost attempt's.
 type undoBook struct {
 	mu      sync.Mutex
-	leases  map[clientv3.LeaseID]struct{}
+	leases  map[clientv3.LeaseID]time.Time
 	running bool // a background loop revokes them
 }
+
+// undoMemory is how long a revoked lease is remembered: far longer than
+// any operation (ephpm.server_timeout) between its transaction's answer
+// and its look here.
+const undoMemory = time.Minute
 
 // abandon records a lost attempt's lease and makes sure the background
 // loop revokes it.
@@ -44,16 +52,21 @@ func (e *Engine) abandon(cl *clientv3.Client, id clientv3.LeaseID) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.leases == nil {
-		b.leases = map[clientv3.LeaseID]struct{}{}
+		b.leases = map[clientv3.LeaseID]time.Time{}
 	}
-	b.leases[id] = struct{}{}
+	for old, at := range b.leases {
+		if !at.IsZero() && time.Since(at) > undoMemory {
+			delete(b.leases, old)
+		}
+	}
+	b.leases[id] = time.Time{}
 	if !b.running {
 		b.running = true
 		go e.undoLoop(cl)
 	}
 }
 
-// abandoned reports whether id is a lost attempt's lease not yet revoked.
+// abandoned reports whether id is a lost attempt's lease (revoked or not).
 func (e *Engine) abandoned(id clientv3.LeaseID) bool {
 	e.undo.mu.Lock()
 	defer e.undo.mu.Unlock()
@@ -62,14 +75,16 @@ func (e *Engine) abandoned(id clientv3.LeaseID) bool {
 }
 
 // revokeAbandoned revokes a lost attempt's lease: nil once etcd has it
-// no more (revoked now, or before, or expired), and then forgotten.
+// no more (revoked now, or before, or expired).
 func (e *Engine) revokeAbandoned(ctx context.Context, cl *clientv3.Client, id clientv3.LeaseID) error {
 	_, err := cl.Revoke(ctx, id)
 	if err != nil && rpctypes.Error(err) != rpctypes.ErrLeaseNotFound {
 		return e.fail("revoke of a lost setnx's lease", err)
 	}
 	e.undo.mu.Lock()
-	delete(e.undo.leases, id)
+	if at, ok := e.undo.leases[id]; ok && at.IsZero() {
+		e.undo.leases[id] = time.Now()
+	}
 	e.undo.mu.Unlock()
 	return nil
 }
@@ -85,12 +100,13 @@ func (e *Engine) undoLoop(cl *clientv3.Client) {
 		closed := e.cl != cl
 		e.mu.Unlock()
 		b.mu.Lock()
-		if closed {
-			clear(b.leases)
-		}
-		ids := make([]clientv3.LeaseID, 0, len(b.leases))
-		for id := range b.leases {
-			ids = append(ids, id)
+		var ids []clientv3.LeaseID
+		for id, at := range b.leases {
+			if closed {
+				delete(b.leases, id)
+			} else if at.IsZero() {
+				ids = append(ids, id)
+			}
 		}
 		if len(ids) == 0 {
 			b.running = false
