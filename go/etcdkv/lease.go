@@ -285,13 +285,15 @@ func grants(s *leaseSet, token []byte, mode kv.LeaseMode, limit int64) bool {
 		return true
 	case mode == kv.LeaseExclusive:
 		return others == 0
-	case mode == kv.LeasePermit:
-		return int64(others) < limit
 	}
+	// A reader or a permit never shares the key with another's writer.
 	for t, h := range s.holders {
 		if h.mode == kv.LeaseExclusive && t != string(token) {
 			return false
 		}
+	}
+	if mode == kv.LeasePermit {
+		return int64(others) < limit
 	}
 	for t := range s.intents {
 		if !holds && t != string(token) {

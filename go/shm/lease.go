@@ -237,7 +237,7 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 			// preference); a reader that holds may renew.
 			ok = !sc.excl && (holds || sc.intents == 0)
 		case mode == kv.LeasePermit:
-			ok = sc.others < limit
+			ok = !sc.excl && sc.others < limit // never beside another's writer
 		}
 		if ok && !holds && sc.others >= kv.MaxLeaseHolders {
 			// Not "someone else holds it": the set is as large as a key's gets.

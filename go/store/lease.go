@@ -175,13 +175,13 @@ func (s *Store) acquireStep(key string, old *item, loaded bool, fresh *item, tok
 		if cur == mode ||
 			mode == kv.LeaseExclusive && sc.holders == 1 ||
 			mode == kv.LeaseShared && !sc.otherExcl ||
-			mode == kv.LeasePermit && int64(sc.holders-1) < limit {
+			mode == kv.LeasePermit && !sc.otherExcl && int64(sc.holders-1) < limit {
 			putEntry(d[sc.own:], byte(mode), expiry, entryFence(d, sc.own), token)
 			res.fence, res.granted, ownExpiry = entryFence(d, sc.own), true, expiry
 		}
 	case mode == kv.LeaseShared && !sc.otherExcl && !sc.otherIntent,
 		mode == kv.LeaseExclusive && sc.holders == 0,
-		mode == kv.LeasePermit && int64(sc.holders) < limit:
+		mode == kv.LeasePermit && !sc.otherExcl && int64(sc.holders) < limit:
 		if sc.holders >= kv.MaxLeaseHolders {
 			res.err = fmt.Errorf("%w: %q has %d holders, the most one key takes", kv.ErrFull, key, kv.MaxLeaseHolders)
 			return old, xsync.CancelOp

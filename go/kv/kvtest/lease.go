@@ -604,6 +604,45 @@ func checkLeaseModeMix(h0 *harness) {
 	h.wantCount("mix", 3)
 }
 
+// A permit never shares a key with another token's writer, however many
+// permits are free: a writer's exclusivity holds against a semaphore on
+// the same name. The writer itself may turn permit (a demotion, keeping
+// its fence), and then it is one permit among the others.
+func checkLeasePermitBesideWriter(h0 *harness) {
+	h := leases(h0)
+	t := h.t
+	fw := h.grant("pw", "w", exclusive, 0)
+	h.refuse("pw", "p1", permit, 5, 0)
+	h.refuse("pw", "p1", permit, kv.MaxLeaseHolders, 0)
+	h.refuse("pw", "r", shared, 0, 0)
+	h.wantCount("pw", 1)
+	if !h.renew("pw", "w", time.Minute) {
+		t.Fatal("the writer lost its lease to a refused permit")
+	}
+	if h.release("pw", "p1") {
+		t.Fatal("a refused permit was released: it was granted")
+	}
+	if f := h.grant("pw", "w", permit, 5); f != fw {
+		t.Fatalf("the writer turning permit: fence %d, want the lease's %d", f, fw)
+	}
+	h.grant("pw", "p1", permit, 5)
+	h.wantCount("pw", 2)
+	h.refuse("pw", "w", exclusive, 0, 0) // p1 holds a permit now
+	h.release("pw", "w")
+	h.release("pw", "p1")
+
+	// Once the writer is gone, the permits come in.
+	h.grant("pw2", "w", exclusive, 0)
+	h.refuse("pw2", "p1", permit, 2, 0)
+	if !h.release("pw2", "w") {
+		t.Fatal("the writer's release: false")
+	}
+	h.grant("pw2", "p1", permit, 2)
+	h.grant("pw2", "p2", permit, 2)
+	h.refuse("pw2", "w", exclusive, 0, 0)
+	h.wantCount("pw2", 2)
+}
+
 // A plain Expire of a lease key sets its TTL as any key's: lease ops that
 // write nothing (a count, a refusal) leave it, and when it runs out every
 // holder goes with the key, as after a Del.

@@ -268,3 +268,42 @@ func checkRateLimitChangedLimit(h0 *harness) {
 		admitted = append(admitted, c)
 	}
 }
+
+// A call with a shorter window than the log's earlier calls counts only
+// the admitted calls inside its own window, and the key then expires one
+// of its windows after it. (Engines agree on windows that never grow; a
+// longer window again may find calls forgotten, engine by engine: see
+// kv.RateLimiter.)
+func checkRateLimitShorterWindow(h0 *harness) {
+	h := rateLimiter(h0)
+	t := h.t
+	w := h.window()
+	long := 20 * w
+	if c := h.call("s", 10, long); !c.allowed || c.remaining != 9 {
+		t.Fatalf("the first call: allowed %v, remaining %d; want true, 9", c.allowed, c.remaining)
+	}
+	time.Sleep(w + h.target.TTLResolution + 10*time.Millisecond) // the first call leaves a short window
+	start := time.Now()
+	log := []rateCall{h.call("s", 10, long), h.call("s", 10, long), h.call("s", 10, w), h.call("s", 3, w)}
+	d := h.ttl("s")
+	if time.Since(start) > w/2 {
+		t.Skipf("the machine stalled: %d calls took %v of the %v window", len(log), time.Since(start), w)
+	}
+	want := []struct {
+		allowed   bool
+		remaining int64
+	}{{true, 8}, {true, 7}, {true, 7}, {false, 0}} // the short window holds calls 2 and 3, then 2 to 4
+	for i, c := range log {
+		if c.allowed != want[i].allowed || c.remaining != want[i].remaining {
+			t.Fatalf("call %d: allowed %v, remaining %d; want %v, %d", i+2, c.allowed, c.remaining, want[i].allowed, want[i].remaining)
+		}
+	}
+	// Refused: once call 2, the oldest inside the short window, leaves it.
+	res := h.target.TTLResolution
+	if c, lo, hi := log[3], log[0].start.Add(w).Sub(log[3].end), log[0].end.Add(w).Sub(log[3].start); c.retry < lo-res || c.retry > hi+res {
+		t.Fatalf("retryAfter under the short window: %v, want %v to %v", c.retry, lo, hi)
+	}
+	if d <= 0 || d > w+res+h.target.ExpiryLag {
+		t.Fatalf("the key's TTL after an admitted call with the short window: %v, want at most %v", d, w)
+	}
+}

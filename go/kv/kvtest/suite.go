@@ -166,6 +166,7 @@ func Run(t *testing.T, target Target) {
 		{"LeaseIntent", DefaultConfig, checkLeaseIntent},
 		{"LeaseModeChange", DefaultConfig, checkLeaseModeChange},
 		{"LeaseModeMix", DefaultConfig, checkLeaseModeMix},
+		{"LeasePermitBesideWriter", DefaultConfig, checkLeasePermitBesideWriter},
 		{"LeaseKeyExpire", DefaultConfig, checkLeaseKeyExpire},
 		{"LeasePlainWrites", DefaultConfig, checkLeasePlainWrites},
 		{"LeaseSemaphore", DefaultConfig, checkLeaseSemaphore},
@@ -181,6 +182,7 @@ func Run(t *testing.T, target Target) {
 		{"RateLimitExact", DefaultConfig, checkRateLimitExact},
 		{"RateLimitConcurrent", DefaultConfig, checkRateLimitConcurrent},
 		{"RateLimitChangedLimit", DefaultConfig, checkRateLimitChangedLimit},
+		{"RateLimitShorterWindow", DefaultConfig, checkRateLimitShorterWindow},
 		{"RateLimitBadArgs", DefaultConfig, checkRateLimitBadArgs},
 		{"StatsCompressionOff", Config{MemoryLimit: 16 << 20, MaxValueSize: 64 << 10, CompressMin: -1}, checkStatsCompressionOff},
 	}
