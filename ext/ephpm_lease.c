@@ -213,11 +213,14 @@ ephpm_acquire_result ephpm_lease_take(const ephpm_kv_ops *ops, zend_class_entry 
 		a.deadline = wait_ns > INT64_MAX - now ? INT64_MAX : now + wait_ns;
 	}
 	ephpm_acquire_result rc = ephpm_acquire_with(try_lease, &a, ops, STR_ARGS(name), wait_ns);
-	if (rc == EPHPM_ACQUIRE_TIMEOUT && a.intended) {
-		/* Readers must not stay refused for a writer that left. A failure
-		 * throws: null must mean only "someone else holds it". */
+	if (rc != EPHPM_ACQUIRE_OK && a.intended) {
+		/* Readers must not stay refused for a writer that left, whether its
+		 * wait ran out or a try failed (a store error after a try that
+		 * recorded the intent). After a timeout a failure throws: null must
+		 * mean only "someone else holds it"; after an error the first
+		 * error is the one thrown (the intent then expires by itself). */
 		ephpm_kv_error err;
-		if (ops->lease_release(STR_ARGS(name), token, EPHPM_TOKEN_LEN, &err) < 0) {
+		if (ops->lease_release(STR_ARGS(name), token, EPHPM_TOKEN_LEN, &err) < 0 && rc == EPHPM_ACQUIRE_TIMEOUT) {
 			ephpm_throw_store_error(&err);
 			rc = EPHPM_ACQUIRE_ERROR;
 		}
