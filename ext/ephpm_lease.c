@@ -267,6 +267,10 @@ void ephpm_lease_refresh(INTERNAL_FUNCTION_PARAMETERS)
 	int rc = gone_if_replaced(ops->lease_renew(STR_ARGS(LEASE_NAME(lease)), STR_ARGS(LEASE_TOKEN(lease)), ttl_ns,
 		&err), &err);
 	if (rc < 0) {
+		/* Unanswered is not unapplied: the store may have set the new ttl,
+		 * shorter than the time left. Count only on the earlier of the
+		 * two, so isAcquired() never renews the lease back past it. */
+		lease->deadline = MIN(lease->deadline, started + ttl_ns);
 		ephpm_throw_store_error(&err);
 		RETURN_THROWS();
 	}
