@@ -29,6 +29,10 @@ typedef struct ephpm_lease {
 	int64_t deadline;
 	bool released;    /* release() ran (or the destructor did) */
 	bool tracked;     /* in EPHPM_G(held_leases) */
+	/* The name and token every op uses: the readonly properties show
+	 * them, but ArrayObject, ArrayIterator and array_walk() can still
+	 * replace or unset a property (to any type), so they are never read. */
+	zend_string *name, *token;
 	struct ephpm_lease *prev, *next;
 	zend_object std;
 } ephpm_lease;
@@ -38,8 +42,8 @@ static zend_always_inline ephpm_lease *lease_from(zend_object *obj)
 	return (ephpm_lease *)((char *)obj - XtOffsetOf(ephpm_lease, std));
 }
 
-#define LEASE_NAME(l) Z_STR_P(OBJ_PROP_NUM(&(l)->std, EPHPM_LEASE_PROP_NAME))
-#define LEASE_TOKEN(l) Z_STR_P(OBJ_PROP_NUM(&(l)->std, EPHPM_LEASE_PROP_TOKEN))
+#define LEASE_NAME(l) ((l)->name)
+#define LEASE_TOKEN(l) ((l)->token)
 
 static zend_object *lease_create(zend_class_entry *ce)
 {
@@ -137,6 +141,10 @@ static void lease_free(zend_object *obj)
 	if (lease->tracked) {
 		release_unused(lease, "at the end of the request");
 	}
+	if (lease->name) {
+		zend_string_release(lease->name);
+		zend_string_release(lease->token);
+	}
 	zend_object_std_dtor(obj);
 }
 
@@ -231,8 +239,10 @@ ephpm_acquire_result ephpm_lease_take(const ephpm_kv_ops *ops, zend_class_entry 
 	}
 	object_init_ex(return_value, ce);
 	ephpm_lease *lease = lease_from(Z_OBJ_P(return_value));
-	ZVAL_STR_COPY(OBJ_PROP_NUM(&lease->std, EPHPM_LEASE_PROP_NAME), name);
-	ZVAL_STRINGL(OBJ_PROP_NUM(&lease->std, EPHPM_LEASE_PROP_TOKEN), token, EPHPM_TOKEN_LEN);
+	lease->name = zend_string_copy(name);
+	lease->token = zend_string_init(token, EPHPM_TOKEN_LEN, 0);
+	ZVAL_STR_COPY(OBJ_PROP_NUM(&lease->std, EPHPM_LEASE_PROP_NAME), lease->name);
+	ZVAL_STR_COPY(OBJ_PROP_NUM(&lease->std, EPHPM_LEASE_PROP_TOKEN), lease->token);
 	ZVAL_LONG(OBJ_PROP_NUM(&lease->std, EPHPM_LEASE_PROP_FENCE), a.fence);
 	ZVAL_COPY_VALUE(OBJ_PROP_NUM(&lease->std, EPHPM_LEASE_PROP_KIND), kind);
 	lease->ttl_ns = ttl_ns;
