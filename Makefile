@@ -47,6 +47,8 @@ demo: all
 	@build/deps.sh demo
 	$(PHP_EXT) examples/lock_demo.php
 	@echo
+	$(PHP_EXT) examples/patterns_demo.php
+	@echo
 	examples/shm_demo.sh
 	@echo
 	examples/server_demo.sh
@@ -186,6 +188,7 @@ bench: all $(FLOOR_LIB)
 	@mkdir -p $(BUILD)/out
 	cd go && go test -run '^$$' -bench . -benchmem -count 5 ./store/ ./shm/ | tee ../$(BUILD)/out/go-bench.txt
 	$(PHP) -n bench/lock_pair.php
+	$(PHP) -n bench/lease_pair.php
 	$(PHP) -n bench/bridges.php
 	bench/server.sh
 	$(PHP) -n bench/backends.php

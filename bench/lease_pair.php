@@ -3,7 +3,8 @@
 // per call from one PHP process, next to Ephpm\Lock's pair and
 // ephpm_kv_incr() (the fixed-window recipe) in the same run: ns per
 // acquire + release pair (per call for the limiters), on the shared segment
-// and the in-process map. Each sample is a fresh PHP process; the cases take
+// the in-process map and an ephpm-kv server on a unix socket (a tenth of the
+// iterations: each call is a round trip). Each sample is a fresh PHP process; the cases take
 // turns in every round. Medians and ranges over the rounds.
 //
 // Usage: php bench/lease_pair.php   (after make all)
@@ -24,6 +25,7 @@ $cases = [
 if (($argv[1] ?? '') === 'sample') {
     $fn = array_values($cases)[(int) $argv[2]];
     $n = (int) $argv[3];
+    ephpm_kv_flush(); // the server outlives samples: start each case from an empty store
     for ($i = 0; $i < 10000; $i++) {
         $fn();
     }
@@ -39,6 +41,23 @@ $root = dirname(__DIR__);
 $rounds = (int) (getenv('ROUNDS') ?: 7);
 $n = (int) (getenv('ITERATIONS') ?: 100_000);
 $engines = ['shm' => [], 'map' => ['ephpm.shm_size' => '0']];
+$dir = sys_get_temp_dir() . '/ephpm-lease-bench-' . getmypid();
+@mkdir($dir);
+$server = proc_open([$root . '/build/ephpm-kv', '-unix', "$dir/kv.sock"], [2 => ['file', '/dev/null', 'w']], $pipes);
+for ($t = 0; $t < 100 && !file_exists("$dir/kv.sock"); $t++) {
+    usleep(50_000);
+}
+if (file_exists("$dir/kv.sock")) {
+    $engines['server'] = ['ephpm.server' => "unix://$dir/kv.sock"];
+} else {
+    fwrite(STDERR, "the ephpm-kv server did not start: server column left out\n");
+}
+register_shutdown_function(function () use ($server, $dir): void {
+    proc_terminate($server);
+    proc_close($server);
+    @unlink("$dir/kv.sock");
+    @rmdir($dir);
+});
 $ns = [];
 for ($r = 0; $r < $rounds; $r++) {
     foreach ($engines as $engine => $ini) {
@@ -47,7 +66,7 @@ for ($r = 0; $r < $rounds; $r++) {
             foreach ($ini as $k => $v) {
                 array_push($cmd, '-d', "$k=$v");
             }
-            array_push($cmd, __FILE__, 'sample', (string) $i, (string) $n);
+            array_push($cmd, __FILE__, 'sample', (string) $i, (string) ($engine === 'server' ? intdiv($n, 10) : $n));
             $out = shell_exec(implode(' ', array_map('escapeshellarg', $cmd)));
             $ns[$engine][$label][] = (float) $out;
         }

@@ -226,3 +226,45 @@ func checkRateLimitBadArgs(h0 *harness) {
 		h.t.Fatal("the second call under limit 1: allowed")
 	}
 }
+
+// A call with another limit than the log's earlier calls is judged by its
+// own limit against every admitted call still in the window: a raised
+// limit admits more at once, a lowered one refuses until enough calls
+// have left (retryAfter: the call that must leave for one more to fit).
+func checkRateLimitChangedLimit(h0 *harness) {
+	h := rateLimiter(h0)
+	t := h.t
+	w := h.window()
+	type step struct {
+		limit     int64
+		allowed   bool
+		remaining int64
+	}
+	steps := []step{{3, true, 2}, {3, true, 1}, {3, true, 0}, {3, false, 0}, {5, true, 1},
+		{2, false, 0}, {7, true, 2}, {10, true, 4}, {6, false, 0}, {7, true, 0}}
+	var log []rateCall
+	start := time.Now()
+	for _, s := range steps {
+		log = append(log, h.call("c", s.limit, w))
+	}
+	if time.Since(start) > w/2 {
+		t.Skipf("the machine stalled: %d calls took %v of the %v window", len(steps), time.Since(start), w)
+	}
+	admitted := []rateCall{}
+	for i, s := range steps {
+		c := log[i]
+		if c.allowed != s.allowed || c.remaining != s.remaining {
+			t.Fatalf("call %d with limit %d: allowed %v, remaining %d; want %v, %d", i+1, s.limit, c.allowed, c.remaining, s.allowed, s.remaining)
+		}
+		if !c.allowed {
+			// The call that must leave: the (n-limit)th oldest of the n admitted.
+			must := admitted[int64(len(admitted))-s.limit]
+			res := h.target.TTLResolution
+			if lo, hi := must.start.Add(w).Sub(c.end), must.end.Add(w).Sub(c.start); c.retry < lo-res || c.retry > hi+res {
+				t.Fatalf("call %d with limit %d: retryAfter %v, want %v to %v", i+1, s.limit, c.retry, lo, hi)
+			}
+			continue
+		}
+		admitted = append(admitted, c)
+	}
+}

@@ -165,6 +165,9 @@ func Run(t *testing.T, target Target) {
 		{"LeaseReadWrite", DefaultConfig, checkLeaseReadWrite},
 		{"LeaseIntent", DefaultConfig, checkLeaseIntent},
 		{"LeaseModeChange", DefaultConfig, checkLeaseModeChange},
+		{"LeaseModeMix", DefaultConfig, checkLeaseModeMix},
+		{"LeaseKeyExpire", DefaultConfig, checkLeaseKeyExpire},
+		{"LeasePlainWrites", DefaultConfig, checkLeasePlainWrites},
 		{"LeaseSemaphore", DefaultConfig, checkLeaseSemaphore},
 		{"LeaseExpiry", DefaultConfig, checkLeaseExpiry},
 		{"LeaseRenew", DefaultConfig, checkLeaseRenew},
@@ -177,6 +180,7 @@ func Run(t *testing.T, target Target) {
 		{"RateLimit", DefaultConfig, checkRateLimit},
 		{"RateLimitExact", DefaultConfig, checkRateLimitExact},
 		{"RateLimitConcurrent", DefaultConfig, checkRateLimitConcurrent},
+		{"RateLimitChangedLimit", DefaultConfig, checkRateLimitChangedLimit},
 		{"RateLimitBadArgs", DefaultConfig, checkRateLimitBadArgs},
 		{"StatsCompressionOff", Config{MemoryLimit: 16 << 20, MaxValueSize: 64 << 10, CompressMin: -1}, checkStatsCompressionOff},
 	}
