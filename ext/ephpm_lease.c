@@ -185,7 +185,7 @@ typedef struct {
 	int64_t deadline;  /* of the wait: 0 none, INT64_MAX no end */
 	int64_t started;   /* monotonic ns before the last try */
 	int64_t fence;
-	bool intended;     /* a try recorded a writer's intent */
+	bool intended;     /* a refused try recorded a writer's intent */
 } lease_attempt;
 
 static int try_lease(void *ctx, ephpm_kv_error *err)
@@ -199,10 +199,16 @@ static int try_lease(void *ctx, ephpm_kv_error *err)
 		 * readers refused no longer than that. */
 		int64_t left = a->deadline > a->started ? a->deadline - a->started : 0;
 		intent = left >= a->ttl_ns ? a->ttl_ns : MIN(a->ttl_ns, left + INTENT_MARGIN_NS);
+	}
+	int rc = a->ops->lease_acquire(STR_ARGS(a->name), a->token, EPHPM_TOKEN_LEN, a->mode, a->limit, a->ttl_ns,
+		intent, &a->fence, err);
+	/* Only a refusal says the intent was recorded: after a first try that
+	 * failed there is nothing to drop, and no second wait on a store that
+	 * does not answer. */
+	if (rc == 0 && intent > 0) {
 		a->intended = true;
 	}
-	return a->ops->lease_acquire(STR_ARGS(a->name), a->token, EPHPM_TOKEN_LEN, a->mode, a->limit, a->ttl_ns,
-		intent, &a->fence, err);
+	return rc;
 }
 
 ephpm_acquire_result ephpm_lease_take(const ephpm_kv_ops *ops, zend_class_entry *ce, zend_string *name,

@@ -1,5 +1,5 @@
 --TEST--
-ReadWriteLock::write() waiting: a try that fails with a store error (FULL) drops the writer's intent the earlier try recorded, as a timeout does, and throws that first error; each try's intent is min(ttl, wait left + 250 ms)
+ReadWriteLock::write() waiting: a try that fails with a store error (FULL) drops the writer's intent an earlier refused try recorded, as a timeout does, and throws that first error; a first try that fails sends no release; each try's intent is min(ttl, wait left + 250 ms)
 --SKIPIF--
 <?php require __DIR__ . '/skipif.inc'; ephpm_run_once('brings its own scripted server'); ?>
 --FILE--
@@ -28,6 +28,23 @@ foreach ($sent as $args) {
 // 250 ms, never more than the ttl.
 $intent = (int) $sent[0][6];
 var_dump($intent > 2000 && $intent <= 2250, (int) $sent[1][6] < $intent);
+
+// A first try that fails recorded nothing: no release, so no second wait on
+// a store that does not answer. The intent is at most the ttl.
+[$sock, $log] = ephpm_fake_server([
+    'EPHPM.LEASEACQUIRE' => ["-OOM command not allowed when used memory > 'maxmemory' (store full)"],
+    'EPHPM.LEASERELEASE' => [':0'],
+]);
+echo ephpm_child("unix://$sock", <<<'PHP'
+    try {
+        var_dump(Ephpm\ReadWriteLock::write('doc', 0.5, 2));
+    } catch (Ephpm\KvException $e) {
+        var_dump($e->getCode() === Ephpm\KvException::FULL);
+    }
+    PHP), "\n";
+foreach (ephpm_fake_log($log) as $args) {
+    echo implode(' ', $args), "\n";
+}
 ?>
 --EXPECT--
 bool(true)
@@ -36,3 +53,5 @@ EPHPM.LEASEACQUIRE doc <token> EXCLUSIVE 0 30000
 EPHPM.LEASERELEASE doc <token>
 bool(true)
 bool(true)
+bool(true)
+EPHPM.LEASEACQUIRE doc <token> EXCLUSIVE 0 500 500
