@@ -29,6 +29,10 @@ typedef struct ephpm_lease {
 	int64_t deadline;
 	bool released;    /* release() ran (or the destructor did) */
 	bool tracked;     /* in EPHPM_G(held_leases) */
+	/* The name and token every op uses: the readonly properties show
+	 * them, but ArrayObject, ArrayIterator and array_walk() can still
+	 * replace or unset a property (to any type), so they are never read. */
+	zend_string *name, *token;
 	struct ephpm_lease *prev, *next;
 	zend_object std;
 } ephpm_lease;
@@ -38,8 +42,8 @@ static zend_always_inline ephpm_lease *lease_from(zend_object *obj)
 	return (ephpm_lease *)((char *)obj - XtOffsetOf(ephpm_lease, std));
 }
 
-#define LEASE_NAME(l) Z_STR_P(OBJ_PROP_NUM(&(l)->std, EPHPM_LEASE_PROP_NAME))
-#define LEASE_TOKEN(l) Z_STR_P(OBJ_PROP_NUM(&(l)->std, EPHPM_LEASE_PROP_TOKEN))
+#define LEASE_NAME(l) ((l)->name)
+#define LEASE_TOKEN(l) ((l)->token)
 
 static zend_object *lease_create(zend_class_entry *ce)
 {
@@ -137,6 +141,10 @@ static void lease_free(zend_object *obj)
 	if (lease->tracked) {
 		release_unused(lease, "at the end of the request");
 	}
+	if (lease->name) {
+		zend_string_release(lease->name);
+		zend_string_release(lease->token);
+	}
 	zend_object_std_dtor(obj);
 }
 
@@ -177,7 +185,7 @@ typedef struct {
 	int64_t deadline;  /* of the wait: 0 none, INT64_MAX no end */
 	int64_t started;   /* monotonic ns before the last try */
 	int64_t fence;
-	bool intended;     /* a try recorded a writer's intent */
+	bool intended;     /* a refused try recorded a writer's intent */
 } lease_attempt;
 
 static int try_lease(void *ctx, ephpm_kv_error *err)
@@ -191,10 +199,16 @@ static int try_lease(void *ctx, ephpm_kv_error *err)
 		 * readers refused no longer than that. */
 		int64_t left = a->deadline > a->started ? a->deadline - a->started : 0;
 		intent = left >= a->ttl_ns ? a->ttl_ns : MIN(a->ttl_ns, left + INTENT_MARGIN_NS);
+	}
+	int rc = a->ops->lease_acquire(STR_ARGS(a->name), a->token, EPHPM_TOKEN_LEN, a->mode, a->limit, a->ttl_ns,
+		intent, &a->fence, err);
+	/* Only a refusal says the intent was recorded: after a first try that
+	 * failed there is nothing to drop, and no second wait on a store that
+	 * does not answer. */
+	if (rc == 0 && intent > 0) {
 		a->intended = true;
 	}
-	return a->ops->lease_acquire(STR_ARGS(a->name), a->token, EPHPM_TOKEN_LEN, a->mode, a->limit, a->ttl_ns,
-		intent, &a->fence, err);
+	return rc;
 }
 
 ephpm_acquire_result ephpm_lease_take(const ephpm_kv_ops *ops, zend_class_entry *ce, zend_string *name,
@@ -213,11 +227,14 @@ ephpm_acquire_result ephpm_lease_take(const ephpm_kv_ops *ops, zend_class_entry 
 		a.deadline = wait_ns > INT64_MAX - now ? INT64_MAX : now + wait_ns;
 	}
 	ephpm_acquire_result rc = ephpm_acquire_with(try_lease, &a, ops, STR_ARGS(name), wait_ns);
-	if (rc == EPHPM_ACQUIRE_TIMEOUT && a.intended) {
-		/* Readers must not stay refused for a writer that left. A failure
-		 * throws: null must mean only "someone else holds it". */
+	if (rc != EPHPM_ACQUIRE_OK && a.intended) {
+		/* Readers must not stay refused for a writer that left, whether its
+		 * wait ran out or a try failed (a store error after a try that
+		 * recorded the intent). After a timeout a failure throws: null must
+		 * mean only "someone else holds it"; after an error the first
+		 * error is the one thrown (the intent then expires by itself). */
 		ephpm_kv_error err;
-		if (ops->lease_release(STR_ARGS(name), token, EPHPM_TOKEN_LEN, &err) < 0) {
+		if (ops->lease_release(STR_ARGS(name), token, EPHPM_TOKEN_LEN, &err) < 0 && rc == EPHPM_ACQUIRE_TIMEOUT) {
 			ephpm_throw_store_error(&err);
 			rc = EPHPM_ACQUIRE_ERROR;
 		}
@@ -228,8 +245,10 @@ ephpm_acquire_result ephpm_lease_take(const ephpm_kv_ops *ops, zend_class_entry 
 	}
 	object_init_ex(return_value, ce);
 	ephpm_lease *lease = lease_from(Z_OBJ_P(return_value));
-	ZVAL_STR_COPY(OBJ_PROP_NUM(&lease->std, EPHPM_LEASE_PROP_NAME), name);
-	ZVAL_STRINGL(OBJ_PROP_NUM(&lease->std, EPHPM_LEASE_PROP_TOKEN), token, EPHPM_TOKEN_LEN);
+	lease->name = zend_string_copy(name);
+	lease->token = zend_string_init(token, EPHPM_TOKEN_LEN, 0);
+	ZVAL_STR_COPY(OBJ_PROP_NUM(&lease->std, EPHPM_LEASE_PROP_NAME), lease->name);
+	ZVAL_STR_COPY(OBJ_PROP_NUM(&lease->std, EPHPM_LEASE_PROP_TOKEN), lease->token);
 	ZVAL_LONG(OBJ_PROP_NUM(&lease->std, EPHPM_LEASE_PROP_FENCE), a.fence);
 	ZVAL_COPY_VALUE(OBJ_PROP_NUM(&lease->std, EPHPM_LEASE_PROP_KIND), kind);
 	lease->ttl_ns = ttl_ns;
@@ -264,6 +283,10 @@ void ephpm_lease_refresh(INTERNAL_FUNCTION_PARAMETERS)
 	int rc = gone_if_replaced(ops->lease_renew(STR_ARGS(LEASE_NAME(lease)), STR_ARGS(LEASE_TOKEN(lease)), ttl_ns,
 		&err), &err);
 	if (rc < 0) {
+		/* Unanswered is not unapplied: the store may have set the new ttl,
+		 * shorter than the time left. Count only on the earlier of the
+		 * two, so isAcquired() never renews the lease back past it. */
+		lease->deadline = MIN(lease->deadline, started + ttl_ns);
 		ephpm_throw_store_error(&err);
 		RETURN_THROWS();
 	}

@@ -29,6 +29,10 @@ typedef struct ephpm_lock {
 	 * or given up at the end of the request. */
 	bool tracked;
 	int64_t watch;    /* the watchdog's handle (autoRenew), 0 for none */
+	/* The name and token every op uses: the readonly properties show
+	 * them, but ArrayObject, ArrayIterator and array_walk() can still
+	 * replace or unset a property (to any type), so they are never read. */
+	zend_string *name, *token;
 	struct ephpm_lock *prev, *next;
 	zend_object std;
 } ephpm_lock;
@@ -38,8 +42,8 @@ static zend_always_inline ephpm_lock *lock_from(zend_object *obj)
 	return (ephpm_lock *)((char *)obj - XtOffsetOf(ephpm_lock, std));
 }
 
-#define LOCK_NAME(l) Z_STR_P(OBJ_PROP_NUM(&(l)->std, PROP_NAME))
-#define LOCK_TOKEN(l) Z_STR_P(OBJ_PROP_NUM(&(l)->std, PROP_TOKEN))
+#define LOCK_NAME(l) ((l)->name)
+#define LOCK_TOKEN(l) ((l)->token)
 
 static zend_object *lock_create(zend_class_entry *ce)
 {
@@ -149,6 +153,10 @@ static void lock_free(zend_object *obj)
 	if (lock->tracked) {
 		release_unused(lock, "at the end of the request");
 	}
+	if (lock->name) {
+		zend_string_release(lock->name);
+		zend_string_release(lock->token);
+	}
 	zend_object_std_dtor(obj);
 }
 
@@ -178,8 +186,10 @@ ephpm_acquire_result ephpm_lock_take(const ephpm_kv_ops *ops, zend_string *name,
 	}
 	object_init_ex(return_value, ephpm_lock_ce);
 	ephpm_lock *lock = lock_from(Z_OBJ_P(return_value));
-	ZVAL_STR_COPY(OBJ_PROP_NUM(&lock->std, PROP_NAME), name);
-	ZVAL_STRINGL(OBJ_PROP_NUM(&lock->std, PROP_TOKEN), token, EPHPM_TOKEN_LEN);
+	lock->name = zend_string_copy(name);
+	lock->token = zend_string_init(token, EPHPM_TOKEN_LEN, 0);
+	ZVAL_STR_COPY(OBJ_PROP_NUM(&lock->std, PROP_NAME), lock->name);
+	ZVAL_STR_COPY(OBJ_PROP_NUM(&lock->std, PROP_TOKEN), lock->token);
 	ZVAL_LONG(OBJ_PROP_NUM(&lock->std, PROP_FENCE), fence);
 	lock->ttl_ns = ttl_ns;
 	lock->released = false;

@@ -24,14 +24,28 @@ static zend_object_handlers lockset_handlers;
 /* Property slot, as declared in the stub. */
 #define PROP_LOCKS 0
 
-#define SET_LOCKS(obj) Z_ARRVAL_P(OBJ_PROP_NUM((obj), PROP_LOCKS))
+typedef struct {
+	/* The members every method uses, shared with the readonly property
+	 * that shows them: ArrayObject, ArrayIterator and array_walk() can
+	 * still replace that property (with anything), so it is never read. */
+	zend_array *locks;
+	zend_object std;
+} ephpm_lockset;
+
+static zend_always_inline ephpm_lockset *lockset_from(zend_object *obj)
+{
+	return (ephpm_lockset *)((char *)obj - XtOffsetOf(ephpm_lockset, std));
+}
+
+#define SET_LOCKS(obj) (lockset_from(obj)->locks)
 
 static zend_object *lockset_create(zend_class_entry *ce)
 {
-	zend_object *obj = zend_objects_new(ce);
-	object_properties_init(obj, ce);
-	obj->handlers = &lockset_handlers;
-	return obj;
+	ephpm_lockset *set = zend_object_alloc(sizeof(ephpm_lockset), ce);
+	zend_object_std_init(&set->std, ce);
+	object_properties_init(&set->std, ce);
+	set->std.handlers = &lockset_handlers;
+	return &set->std;
 }
 
 /* A forgotten release() frees the members in reverse order too (each one
@@ -39,14 +53,21 @@ static zend_object *lockset_create(zend_class_entry *ce)
 static void lockset_dtor(zend_object *obj)
 {
 	zend_objects_destroy_object(obj);
-	zval *prop = OBJ_PROP_NUM(obj, PROP_LOCKS);
-	if (Z_TYPE_P(prop) != IS_ARRAY) {
+	if (!SET_LOCKS(obj)) {
 		return;
 	}
 	zval *member;
-	ZEND_HASH_REVERSE_FOREACH_VAL(Z_ARRVAL_P(prop), member) {
+	ZEND_HASH_REVERSE_FOREACH_VAL(SET_LOCKS(obj), member) {
 		ephpm_lock_release_unused(Z_OBJ_P(member), "on destruction");
 	} ZEND_HASH_FOREACH_END();
+}
+
+static void lockset_free(zend_object *obj)
+{
+	if (SET_LOCKS(obj)) {
+		zend_array_release(SET_LOCKS(obj));
+	}
+	zend_object_std_dtor(obj);
 }
 
 /* Bytewise, shorter first on a common prefix: the one order every caller
@@ -184,6 +205,8 @@ ZEND_METHOD(Ephpm_Lock, acquireAll)
 		RETURN_NULL();
 	}
 	object_init_ex(return_value, ephpm_lockset_ce);
+	SET_LOCKS(Z_OBJ_P(return_value)) = Z_ARRVAL(locks);
+	GC_ADDREF(Z_ARRVAL(locks));
 	ZVAL_COPY_VALUE(OBJ_PROP_NUM(Z_OBJ_P(return_value), PROP_LOCKS), &locks);
 }
 
@@ -289,6 +312,8 @@ void ephpm_lockset_init_class(zend_class_entry *ce)
 	ephpm_lockset_ce = ce;
 	ce->create_object = lockset_create;
 	memcpy(&lockset_handlers, &std_object_handlers, sizeof(zend_object_handlers));
+	lockset_handlers.offset = XtOffsetOf(ephpm_lockset, std);
 	lockset_handlers.dtor_obj = lockset_dtor;
+	lockset_handlers.free_obj = lockset_free;
 	lockset_handlers.clone_obj = NULL;
 }

@@ -13,7 +13,8 @@
 // etcd cluster shared with other software is not wiped.
 //
 // Any failure to reach a quorum within the timeout is kv.ErrUnavailable,
-// never a guessed answer: a timed-out SetNX may have landed.
+// never a guessed answer: a timed-out SetNX may have landed, and is then
+// undone (undo.go), so it never makes a refusal.
 package etcdkv
 
 import (
@@ -31,6 +32,7 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -57,6 +59,8 @@ type Config struct {
 	Prefix         string        // every key lives under it; DefaultPrefix if empty
 	MaxValueSize   int64         // DefaultMaxValueSize if 0
 	BytesLimit     int64         // reported by Stats; DefaultBytesLimit if 0
+
+	dial []grpc.DialOption // tests: faults injected into the client's calls
 }
 
 // Engine implements kv.Engine on an etcd cluster. Its client (and the
@@ -74,6 +78,7 @@ type Engine struct {
 	// Lease and rate-limit writes another write beat, tried again.
 	conflicts atomic.Int64
 	book      leaseBook // shared leases of the lease and rate-limit keys
+	undo      undoBook  // leases of lost SetNX attempts (undo.go)
 }
 
 var _ kv.Engine = (*Engine)(nil)
@@ -145,6 +150,7 @@ func (e *Engine) client() (*clientv3.Client, error) {
 		DialKeepAliveTimeout: e.cfg.Timeout,
 		MaxCallSendMsgSize:   e.maxRequest(),
 		Logger:               zap.NewNop(),
+		DialOptions:          e.cfg.dial,
 	})
 	if err != nil {
 		return nil, e.fail("connect", err)
@@ -230,7 +236,8 @@ func (e *Engine) grant(ctx context.Context, cl *clientv3.Client, ttl time.Durati
 // not wait for it. A revoke that never runs leaves the lease to expire.
 // Never called after a write that failed with an error: it may have
 // landed, and revoking its lease would delete the key (a refreshed lock,
-// before its old ttl ran out). Shared leases (leasebook.go) are passed by.
+// before its old ttl ran out); a lost SetNX is undone on purpose, with
+// abandon (undo.go). Shared leases (leasebook.go) are passed by.
 func (e *Engine) revokeLater(cl *clientv3.Client, ids ...clientv3.LeaseID) {
 	for _, id := range ids {
 		if id == clientv3.NoLease || isShared(id) { // other keys may be on a shared one
@@ -326,7 +333,9 @@ func (e *Engine) Set(key string, value []byte, ttl time.Duration) error {
 
 // setNX is the acquisition: one transaction that puts key only when it
 // does not exist (create revision 0), under a new lease of ttl. Its
-// revision is the key's create revision: the fence.
+// revision is the key's create revision: the fence. Refused because a
+// lost attempt of this engine holds the key, it undoes that attempt and
+// tries again (undo.go): a refusal means another caller holds the key.
 func (e *Engine) setNX(key string, value []byte, ttl time.Duration) (int64, bool, error) {
 	if err := errors.Join(kv.CheckKey(key), e.checkValue(value), kv.CheckTTL(ttl)); err != nil {
 		return 0, false, err
@@ -341,18 +350,31 @@ func (e *Engine) setNX(key string, value []byte, ttl time.Duration) (int64, bool
 		return 0, false, err
 	}
 	k := e.dataKey(key)
-	r, err := cl.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
-		Then(clientv3.OpPut(k, string(value), clientv3.WithLease(lease))).
-		Commit()
-	if err != nil {
-		return 0, false, e.fail("setnx", err)
+	for {
+		r, err := cl.Txn(ctx).
+			If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
+			Then(clientv3.OpPut(k, string(value), clientv3.WithLease(lease))).
+			Else(clientv3.OpGet(k, clientv3.WithKeysOnly())).
+			Commit()
+		if err != nil {
+			e.abandon(cl, lease) // it may have landed, or land later
+			return 0, false, e.fail("setnx", err)
+		}
+		if r.Succeeded {
+			return r.Header.Revision, true, nil
+		}
+		held := r.Responses[0].GetResponseRange().Kvs
+		if len(held) == 0 || !e.abandoned(clientv3.LeaseID(held[0].Lease)) {
+			e.revokeLater(cl, lease)
+			return 0, false, nil
+		}
+		// Held by a lost attempt of ours, nobody's lock: undone (if the
+		// background loop has not done it since), then tried again.
+		if err := e.revokeAbandoned(ctx, cl, clientv3.LeaseID(held[0].Lease)); err != nil {
+			e.revokeLater(cl, lease) // refused, unused
+			return 0, false, err
+		}
 	}
-	if !r.Succeeded {
-		e.revokeLater(cl, lease)
-		return 0, false, nil
-	}
-	return r.Header.Revision, true, nil
 }
 
 // SetNX implements kv.Engine.

@@ -90,6 +90,7 @@ type leaseSet struct {
 	holders        map[string]leaseEntry // by token
 	intents        map[string]leaseEntry
 	stale          []string // keys of entries from an earlier guard
+	entryLeases    map[clientv3.LeaseID]bool
 }
 
 // readLeases reads name's guard and entries in one read-only transaction
@@ -97,7 +98,7 @@ type leaseSet struct {
 // is kv.ErrNotLease.
 func (e *Engine) readLeases(ctx context.Context, cl *clientv3.Client, name string) (*leaseSet, error) {
 	s := &leaseSet{guardKey: e.dataKey(name), base: e.leaseBase(name),
-		holders: map[string]leaseEntry{}, intents: map[string]leaseEntry{}}
+		holders: map[string]leaseEntry{}, intents: map[string]leaseEntry{}, entryLeases: map[clientv3.LeaseID]bool{}}
 	r, err := cl.Txn(ctx).Then(clientv3.OpGet(s.guardKey), clientv3.OpGet(s.base, clientv3.WithPrefix())).Commit()
 	if err != nil {
 		return nil, e.fail("lease read", err)
@@ -120,6 +121,7 @@ func (e *Engine) readLeases(ctx context.Context, cl *clientv3.Client, name strin
 			continue
 		}
 		ent := leaseEntry{key: k, mode: kv.LeaseMode(item.Value[1]), createRev: item.CreateRevision}
+		s.entryLeases[clientv3.LeaseID(item.Lease)] = true
 		switch rest[0] {
 		case holderKind:
 			s.holders[rest[1:]] = ent
@@ -198,8 +200,10 @@ func (e *Engine) guardOn(ctx context.Context, cl *clientv3.Client, s *leaseSet, 
 	switch {
 	case s.guardRev == 0: // a new guard
 		return clientv3.WithLease(ent.id), nil
-	case g == ent.id || g == clientv3.NoLease: // NoLease: made persistent by a plain write
+	case g == ent.id:
 		return clientv3.WithIgnoreLease(), nil
+	case !isShared(g):
+		return e.guardOverAll(ctx, cl, s, ent.hi)
 	}
 	gs, err := e.spanOf(ctx, cl, g)
 	if err != nil {
@@ -222,6 +226,34 @@ func (e *Engine) guardOn(ctx context.Context, cl *clientv3.Client, s *leaseSet, 
 	return clientv3.WithLease(both.id), nil
 }
 
+// guardOverAll puts a guard whose lease a plain Persist or Expire set (none,
+// or one not shared), which may end before the entries or never, on a
+// lease that outlives every entry read and end: as on the other engines, a
+// lease write makes the key's expiry its latest entry's again. Rare, so
+// the entries' leases are looked up (once each, then in the book).
+func (e *Engine) guardOverAll(ctx context.Context, cl *clientv3.Client, s *leaseSet, end time.Time) (clientv3.OpOption, error) {
+	for id := range s.entryLeases {
+		if id == clientv3.NoLease {
+			continue
+		}
+		sp, err := e.spanOf(ctx, cl, id)
+		if err != nil {
+			return nil, err
+		}
+		if sp.hi.After(end) {
+			end = sp.hi
+		}
+	}
+	if !end.After(time.Now()) {
+		return nil, nil // nothing left to cover
+	}
+	all, err := e.sharedFor(ctx, cl, time.Until(end))
+	if err != nil {
+		return nil, err
+	}
+	return clientv3.WithLease(all.id), nil
+}
+
 // conflict waits a little before the next try of a write another one beat
 // (less contention, without a fixed rhythm), or returns the deadline's
 // error: a decision that cannot be made in time is kv.ErrUnavailable,
@@ -238,9 +270,10 @@ func (e *Engine) conflict(ctx context.Context, what string, try int) error {
 }
 
 // grants decides, from the set as read, whether token may hold name in
-// mode now. A holder keeps what it has (renewal, demotion, any change but
-// a promotion to exclusive, which needs it to be the only holder): others'
-// intents stop new readers only.
+// mode now. A holder renews what it has; its change of mode is judged as a
+// new holder's of that mode against the others (as the byte engines and
+// the Redis script judge it: a reader turning permit counts the readers),
+// except that others' intents stop new readers only.
 func grants(s *leaseSet, token []byte, mode kv.LeaseMode, limit int64) bool {
 	me, holds := s.holders[string(token)]
 	others := len(s.holders)
@@ -248,20 +281,22 @@ func grants(s *leaseSet, token []byte, mode kv.LeaseMode, limit int64) bool {
 		others--
 	}
 	switch {
-	case holds:
-		return mode != kv.LeaseExclusive || me.mode == kv.LeaseExclusive || others == 0
+	case holds && me.mode == mode:
+		return true
 	case mode == kv.LeaseExclusive:
 		return others == 0
-	case mode == kv.LeasePermit:
-		return int64(others) < limit
 	}
+	// A reader or a permit never shares the key with another's writer.
 	for t, h := range s.holders {
 		if h.mode == kv.LeaseExclusive && t != string(token) {
 			return false
 		}
 	}
+	if mode == kv.LeasePermit {
+		return int64(others) < limit
+	}
 	for t := range s.intents {
-		if t != string(token) {
+		if !holds && t != string(token) {
 			return false
 		}
 	}
@@ -402,7 +437,16 @@ func (e *Engine) LeaseRelease(key string, token []byte) (bool, error) {
 		if left == 0 {
 			ops = append(ops, clientv3.OpDelete(s.guardKey))
 		} else {
-			ops = append(ops, clientv3.OpPut(s.guardKey, leaseMarker, clientv3.WithIgnoreLease()))
+			guard := clientv3.WithIgnoreLease()
+			if !isShared(s.guardLease) {
+				if guard, err = e.guardOverAll(ctx, cl, s, time.Time{}); err != nil {
+					return false, err
+				}
+				if guard == nil {
+					guard = clientv3.WithIgnoreLease()
+				}
+			}
+			ops = append(ops, clientv3.OpPut(s.guardKey, leaseMarker, guard))
 		}
 		ops = append(ops, s.staleDeletes(nil)...)
 		r, err := cl.Txn(ctx).If(cmps...).Then(ops...).Commit()

@@ -359,3 +359,46 @@ func TestLeaseSharedLeaseRevoked(t *testing.T) {
 		t.Fatalf("rate limit after a revoke: %v %v", ok, err)
 	}
 }
+
+// A long ttl or window: the shared lease serves the calls of many seconds,
+// not of one, so the leases alive at once stay a few dozen per length
+// (a lease is never revoked: one granted each second for a day-long window
+// would be 86400 alive), while a key on it outlives its ttl by at most a
+// 64th of it.
+func TestSharedLeaseLongTTLServesManySeconds(t *testing.T) {
+	t.Parallel()
+	e := clients(t, 1)[0]
+	cl, ctx, cancel, err := e.op()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cancel()
+	const ttl = time.Hour
+	first, err := e.sharedFor(ctx, cl, ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	again, err := e.sharedFor(ctx, cl, ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.id != first.id {
+		t.Fatalf("an hour's lease 1.5 s later: a new grant (%x, then %x)", first.id, again.id)
+	}
+	r, err := cl.TimeToLive(ctx, first.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left := time.Duration(r.TTL) * time.Second; left < ttl || left > ttl+ttl/64+time.Second {
+		t.Fatalf("the shared lease has %v left, want %v to %v", left, ttl, ttl+ttl/64+time.Second)
+	}
+	// Short ttls keep their second of slack.
+	short, err := e.sharedFor(ctx, cl, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := cl.TimeToLive(ctx, short.id); err != nil || r.TTL > 31 {
+		t.Fatalf("a 30 s shared lease: %d s left, %v", r.TTL, err)
+	}
+}

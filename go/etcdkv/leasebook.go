@@ -16,8 +16,11 @@ import (
 // that this engine writes while the lease still covers the key's ttl. A
 // grant is a consensus round, as long as the write itself; sharing halves
 // an acquire's round trips. A key on a shared lease may outlive its ttl by
-// up to a second (the lease is granted a second longer than asked, so it
-// can be shared for a second): later, never sooner.
+// up to a second, or a 64th of its ttl when that is more (the lease is
+// granted that much longer than asked, so it can be shared that long):
+// later, never sooner. The 64th bounds the leases alive at once, none
+// being revoked, to about 64 per length: with a second's slack, a day-long
+// window called every second would keep 86400 alive.
 //
 // A shared lease must never be revoked: that would delete every key on
 // it. Their IDs carry sharedTag in their top 16 bits (etcd takes a
@@ -50,7 +53,8 @@ type leaseBook struct {
 // sharedFor returns a shared lease that lasts at least ttl from now,
 // granting one if the book has none.
 func (e *Engine) sharedFor(ctx context.Context, cl *clientv3.Client, ttl time.Duration) (sharedLease, error) {
-	secs := leaseSeconds(ttl) + 1
+	secs := leaseSeconds(ttl)
+	secs += max(1, secs/64)
 	b := &e.book
 	b.mu.Lock()
 	l, ok := b.bySecs[secs]

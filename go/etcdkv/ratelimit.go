@@ -17,8 +17,8 @@ import (
 // those still in the window. It is read, decided on, and written back with
 // a compare on its mod revision (tried again when another call wrote in
 // between), on a shared etcd lease (leasebook.go) of the window: the key
-// expires one window (and up to a second) after its latest admitted call,
-// on the server's clock.
+// expires one window (and up to a second, or a 64th of a long window) after
+// its latest admitted call, on the server's clock.
 //
 // The times are the calling host's wall clock: etcd has none a client can
 // read finer than a lease's whole seconds, and an exact sliding window

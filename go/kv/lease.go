@@ -19,7 +19,8 @@ const (
 	// key in any mode.
 	LeaseExclusive LeaseMode = 2
 	// LeasePermit is a semaphore permit: granted while fewer than limit
-	// other tokens hold the key.
+	// other tokens hold the key and none of them holds it exclusively (a
+	// permit never shares a key with another token's writer).
 	LeasePermit LeaseMode = 3
 )
 
@@ -82,6 +83,18 @@ type RateLimiter interface {
 	// time until the oldest admitted call leaves the window (0 when
 	// allowed). A refused call is not recorded. The key expires one window
 	// after its latest admitted call.
+	//
+	// The bound is exact for a key called with one window (or windows that
+	// never grow). A call with a longer window than earlier calls may find
+	// fewer calls than were admitted in it, and engines differ in which:
+	// each forgets calls outside the window it is called with, the store
+	// (so the server) and the shared segment at any call (a refused one
+	// included), etcd only when it admits one, Redis only when it admits
+	// one and they are half its log; and
+	// every engine drops the whole key one window (that call's) after its
+	// latest admitted call. So allowed, remaining and retryAfter may then
+	// differ between engines, and more than limit calls may be admitted in
+	// the longer window.
 	RateLimit(key string, limit int64, window time.Duration) (allowed bool, remaining int64, retryAfter time.Duration, err error)
 }
 

@@ -22,7 +22,9 @@
 // runs when it resumes). It is recorded with an unknown output and a return
 // time of math.MaxInt64, so porcupine may place it anywhere after its call,
 // including after everything else (= it never happened). Its effect is
-// applied where it is placed; any output is accepted.
+// applied where it is placed; any output is accepted. An engine that takes
+// back its lost acquisitions (etcd: Config.LostUndone) may end one at any
+// time after it happened.
 //
 // Checking. Verify checks a history in two parts: every guarantee with
 // each key on its own, and the fence order across a fence domain with the

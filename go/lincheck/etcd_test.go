@@ -37,8 +37,9 @@ import (
 // election timeout (etcd 3.4's lessor.Promote; lease checkpoints are off by
 // default), so under leader changes a lock may outlive its TTL by any
 // number of TTLs. A Slack longer than the runs says so: past its TTL a lock
-// may be held or gone, never gone before.
-var etcdModel = Config{FenceDomain: EngineWide, Slack: time.Hour, Guarantees: All}
+// may be held or gone, never gone before. An acquisition whose outcome was
+// unknown is taken back by its engine (go/etcdkv/undo.go): LostUndone.
+var etcdModel = Config{FenceDomain: EngineWide, Slack: time.Hour, Guarantees: All, LostUndone: true}
 
 // etcdTTL: every acquisition's and refresh's. Longer than the cluster's
 // shortest lease (1 s) and than the outages, so locks change hands by

@@ -86,6 +86,10 @@ type Config struct {
 	// lease expiry checked periodically (etcd), clocks of other hosts.
 	Slack      time.Duration
 	Guarantees Guarantees
+	// LostUndone: the engine takes back its acquisitions whose outcome
+	// was unknown (etcd revokes such an attempt's lease): one that
+	// happened may end at any time, not only at its TTL or a release.
+	LostUndone bool
 }
 
 // EngineWide puts every key in one fence domain.
@@ -227,6 +231,9 @@ func (c Config) step(s state, in Input, out Output) (state, bool) {
 		n := s
 		if g.Locks {
 			lo, hi := c.deadline(in, in.TTL)
+			if out.Unknown && c.LostUndone {
+				lo = in.Call // gone whenever it is undone
+			}
 			n = s.with(holder{in.Key, in.Token, lo, hi})
 		}
 		if out.Unknown {

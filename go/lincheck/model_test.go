@@ -232,6 +232,26 @@ func TestMaybeHappenedNeedsAnInfiniteReturn(t *testing.T) {
 	expect(t, "fence 3 after an unknown grant above 1", exact, x, true)
 }
 
+// An engine that takes back its lost acquisitions (LostUndone): one seen
+// held (by a read, or a refusal) may then be gone long before its TTL,
+// and its late release find nothing. Without the flag that is a lock lost.
+// Known grants keep their TTL either way.
+func TestLostUndone(t *testing.T) {
+	undoes := Config{Guarantees: All, LostUndone: true}
+	var x h
+	x.add(0, 0, 10, acq("k", "a"), unknown)
+	x.add(1, 20, 30, acq("k", "b"), no) // refused: a's acquisition happened
+	x.add(2, 31, 32, Input{Kind: Get, Key: "k"}, Output{OK: true, Value: "a"})
+	x.add(1, 40, 50, acq("k", "b"), granted(2)) // undone by now, long before a's hour
+	x.add(0, 60, 70, rel("k", "a"), no)         // the late give-back finds nothing
+	expect(t, "undone lost acquisition, held to its TTL", exact, x, false)
+	expect(t, "undone lost acquisition", undoes, x, true)
+	x = nil
+	x.add(0, 0, 10, acq("k", "a"), granted(1))
+	x.add(1, 20, 30, acq("k", "b"), granted(2))
+	expect(t, "a known grant is never undone", undoes, x, false)
+}
+
 func TestReadsSeeTheHolder(t *testing.T) {
 	var x h
 	x.add(0, 0, 10, acq("k", "a"), granted(1))

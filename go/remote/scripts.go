@@ -314,13 +314,14 @@ local held = mine ~= nil and mine.m ~= 0
 local ok
 if held then
   -- a renewal, a promotion (alone) or another change, as the store decides
-  ok = mine.m == mode or (mode == 2 and others == 0) or (mode == 1 and not exclusive) or (mode == 3 and others < limit)
+  ok = mine.m == mode or (mode == 2 and others == 0) or (mode == 1 and not exclusive) or
+    (mode == 3 and not exclusive and others < limit)
 elseif mode == 1 then
   ok = not exclusive and not intent
 elseif mode == 2 then
   ok = others == 0
 else
-  ok = others < limit
+  ok = not exclusive and others < limit
 end
 if ok and not held and others >= ` + strconv.Itoa(kv.MaxLeaseHolders) + ` then
   return redis.error_reply([=[` + errTooManyHolders + `]=])

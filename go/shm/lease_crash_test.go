@@ -113,6 +113,8 @@ func TestLeaseRepairAfterDeathAtEveryStep(t *testing.T) {
 				}
 				runs[sc.name]++
 				mustVerify(t, e)
+				mustCoverEntries(t, e, "k")
+				mustCoverEntries(t, e, "other-set")
 				if err := sc.check(e); err != nil {
 					t.Fatal(err)
 				}
@@ -130,5 +132,25 @@ func TestLeaseRepairAfterDeathAtEveryStep(t *testing.T) {
 		if runs[sc.name] == 0 {
 			t.Errorf("%s: no crash point reached", sc.name)
 		}
+	}
+}
+
+// mustCoverEntries fails when an entry of key's lease set expires after the
+// key: the lease ops never leave that, even when killed midway (moveExpiry
+// raises the deadline first, lowers it last).
+func mustCoverEntries(t *testing.T, e *Engine, key string) {
+	t.Helper()
+	b, h := e.locate(key)
+	st := e.lockStripe(b & e.stripeMask)
+	_, off := e.find(b, h, key, kindUser)
+	problem := ""
+	if off != 0 {
+		if r := e.rec(off); r.flags&flagLease != 0 && e.tailFits(off, r) {
+			problem = e.leaseDeadlineProblem(off, r)
+		}
+	}
+	e.unlock(st, false)
+	if problem != "" {
+		t.Fatalf("%s: %s", key, problem)
 	}
 }

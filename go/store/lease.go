@@ -162,6 +162,7 @@ func (s *Store) acquireStep(key string, old *item, loaded bool, fresh *item, tok
 	d := it.data
 	expiry := addSat(now, int64(ttl))
 	var ownExpiry int64 // token's entry's expiry after the op; 0: none
+	wrote := false      // an intent was recorded or refreshed
 	if sc.own >= 0 {
 		ownExpiry = entryExpiry(d, sc.own)
 	}
@@ -174,13 +175,13 @@ func (s *Store) acquireStep(key string, old *item, loaded bool, fresh *item, tok
 		if cur == mode ||
 			mode == kv.LeaseExclusive && sc.holders == 1 ||
 			mode == kv.LeaseShared && !sc.otherExcl ||
-			mode == kv.LeasePermit && int64(sc.holders-1) < limit {
+			mode == kv.LeasePermit && !sc.otherExcl && int64(sc.holders-1) < limit {
 			putEntry(d[sc.own:], byte(mode), expiry, entryFence(d, sc.own), token)
 			res.fence, res.granted, ownExpiry = entryFence(d, sc.own), true, expiry
 		}
 	case mode == kv.LeaseShared && !sc.otherExcl && !sc.otherIntent,
 		mode == kv.LeaseExclusive && sc.holders == 0,
-		mode == kv.LeasePermit && int64(sc.holders) < limit:
+		mode == kv.LeasePermit && !sc.otherExcl && int64(sc.holders) < limit:
 		if sc.holders >= kv.MaxLeaseHolders {
 			res.err = fmt.Errorf("%w: %q has %d holders, the most one key takes", kv.ErrFull, key, kv.MaxLeaseHolders)
 			return old, xsync.CancelOp
@@ -219,9 +220,13 @@ func (s *Store) acquireStep(key string, old *item, loaded bool, fresh *item, tok
 			}
 			putEntry(appendBytes(it, leaseEntrySize(token)), modeIntent, iexp, 0, token)
 		}
-		ownExpiry = iexp
+		ownExpiry, wrote = iexp, true
 	}
-	it.deadline.Store(max(sc.latestOther, ownExpiry))
+	if res.granted || wrote {
+		// Only a write sets the key's expiry: a refusal leaves it as it
+		// was, a plain Expire's included.
+		it.deadline.Store(max(sc.latestOther, ownExpiry))
+	}
 	if it != fresh {
 		return old, xsync.CancelOp
 	}
@@ -263,7 +268,7 @@ func (s *Store) LeaseRelease(key string, token []byte) (bool, error) {
 			copy(d[sc.own:], d[sc.own+n:])
 			it.data, it.plainLen = d[:len(d)-n], len(d)-n
 		}
-		return s.leaseDone(key, it, sc.latestOther)
+		return s.leaseDone(key, it, sc.own >= 0, sc.latestOther)
 	})
 	return released, err
 }
@@ -296,7 +301,7 @@ func (s *Store) LeaseRenew(key string, token []byte, ttl time.Duration) (bool, e
 			}
 			latest = max(latest, exp)
 		}
-		return s.leaseDone(key, it, latest)
+		return s.leaseDone(key, it, renewed, latest)
 	})
 	return renewed, err
 }
@@ -314,7 +319,7 @@ func (s *Store) LeaseCount(key string) (int64, error) {
 			return old, op
 		}
 		n = int64(sc.holders)
-		return s.leaseDone(key, it, sc.latestOther)
+		return s.leaseDone(key, it, false, 0)
 	})
 	return n, err
 }
@@ -339,13 +344,17 @@ func (s *Store) leaseStep(key string, old *item, loaded bool, token []byte, err 
 }
 
 // leaseDone ends a lease op that may have removed or renewed entries: the
-// key goes with its last entry, else takes latest as its deadline.
-func (s *Store) leaseDone(key string, it *item, latest int64) (*item, xsync.ComputeOp) {
+// key goes with its last entry, else, when the op wrote, takes latest as
+// its deadline (an op that wrote nothing leaves it, as on every engine,
+// even when a plain Expire made it other than the latest entry's).
+func (s *Store) leaseDone(key string, it *item, wrote bool, latest int64) (*item, xsync.ComputeOp) {
 	if len(it.data) == leaseHeader {
 		s.remove(key, it, true)
 		return it, xsync.DeleteOp
 	}
-	it.deadline.Store(latest)
+	if wrote {
+		it.deadline.Store(latest)
+	}
 	s.shrink(it)
 	return it, xsync.CancelOp
 }

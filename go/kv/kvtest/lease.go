@@ -575,3 +575,161 @@ func checkLeaseSemaphoreConcurrent(h0 *harness) {
 		h.t.Fatal("the semaphore's key outlived its last holder")
 	}
 }
+
+// A holder's change between modes other than a promotion is judged as a
+// new holder of that mode would be against the others (writers' intents
+// aside, as for a renewal), and keeps its fence: a reader turning permit
+// counts the readers as permits out.
+func checkLeaseModeMix(h0 *harness) {
+	h := leases(h0)
+	t := h.t
+	fa := h.grant("mix", "a", shared, 0)
+	h.grant("mix", "b", shared, 0)
+	h.grant("mix", "c", shared, 0)
+	h.refuse("mix", "a", permit, 2, 0) // b and c hold 2 already
+	h.wantCount("mix", 3)
+	if !h.renew("mix", "a", time.Minute) {
+		t.Fatal("a refused change of mode lost the read lease")
+	}
+	if f := h.grant("mix", "a", permit, 3); f != fa {
+		t.Fatalf("shared to permit: fence %d, want the lease's %d", f, fa)
+	}
+	h.refuse("mix", "d", permit, 3, 0)
+	// A writer's intent keeps new readers out, not a holder turning reader.
+	h.refuse("mix", "w", exclusive, 0, time.Minute)
+	h.refuse("mix", "d", shared, 0, 0)
+	if f := h.grant("mix", "a", shared, 0); f != fa {
+		t.Fatalf("permit to shared under an intent: fence %d, want the lease's %d", f, fa)
+	}
+	h.wantCount("mix", 3)
+}
+
+// A permit never shares a key with another token's writer, however many
+// permits are free: a writer's exclusivity holds against a semaphore on
+// the same name. The writer itself may turn permit (a demotion, keeping
+// its fence), and then it is one permit among the others.
+func checkLeasePermitBesideWriter(h0 *harness) {
+	h := leases(h0)
+	t := h.t
+	fw := h.grant("pw", "w", exclusive, 0)
+	h.refuse("pw", "p1", permit, 5, 0)
+	h.refuse("pw", "p1", permit, kv.MaxLeaseHolders, 0)
+	h.refuse("pw", "r", shared, 0, 0)
+	h.wantCount("pw", 1)
+	if !h.renew("pw", "w", time.Minute) {
+		t.Fatal("the writer lost its lease to a refused permit")
+	}
+	if h.release("pw", "p1") {
+		t.Fatal("a refused permit was released: it was granted")
+	}
+	if f := h.grant("pw", "w", permit, 5); f != fw {
+		t.Fatalf("the writer turning permit: fence %d, want the lease's %d", f, fw)
+	}
+	h.grant("pw", "p1", permit, 5)
+	h.wantCount("pw", 2)
+	h.refuse("pw", "w", exclusive, 0, 0) // p1 holds a permit now
+	h.release("pw", "w")
+	h.release("pw", "p1")
+
+	// Once the writer is gone, the permits come in.
+	h.grant("pw2", "w", exclusive, 0)
+	h.refuse("pw2", "p1", permit, 2, 0)
+	if !h.release("pw2", "w") {
+		t.Fatal("the writer's release: false")
+	}
+	h.grant("pw2", "p1", permit, 2)
+	h.grant("pw2", "p2", permit, 2)
+	h.refuse("pw2", "w", exclusive, 0, 0)
+	h.wantCount("pw2", 2)
+}
+
+// A plain Expire of a lease key sets its TTL as any key's: lease ops that
+// write nothing (a count, a refusal) leave it, and when it runs out every
+// holder goes with the key, as after a Del.
+func checkLeaseKeyExpire(h0 *harness) {
+	h := leases(h0)
+	t := h.t
+	expire := func(key string, ttl time.Duration) {
+		t.Helper()
+		if ok, err := h.e.Expire(key, ttl); err != nil || !ok {
+			t.Fatalf("Expire of lease key %s: %v, %v", key, ok, err)
+		}
+	}
+	start := time.Now()
+	h.grant("e", "a", exclusive, 0)
+	expire("e", 30*time.Second)
+	h.wantCount("e", 1)
+	h.refuse("e", "b", exclusive, 0, 0)
+	h.refuse("e", "c", shared, 0, 0)
+	if d := h.ttl("e"); !h.within(d, 30*time.Second, time.Since(start)) {
+		t.Fatalf("TTL of a lease key after Expire 30 s, a count and refusals: %v", d)
+	}
+	h.grant("gone", "a", shared, 0)
+	h.grant("gone", "b", shared, 0)
+	expire("gone", h.short())
+	h.waitShort()
+	h.wantCount("gone", 0)
+	if h.renew("gone", "a", time.Minute) {
+		t.Fatal("a holder renewed its lease on a key that expired")
+	}
+	h.grant("gone", "w", exclusive, 0)
+
+	// A lease write after a plain Persist or a shortening Expire makes the
+	// key's expiry its latest entry's again: no holder is lost with the key
+	// before its own expiry, and the key goes after the last.
+	for _, ttl := range []time.Duration{0, 3 * h.short()} {
+		key := fmt.Sprint("p", ttl)
+		start := time.Now()
+		h.grant(key, "a", shared, 0)
+		if ok, err := h.e.Expire(key, ttl); err != nil || !ok {
+			t.Fatalf("Expire of lease key %s to %v: %v, %v", key, ttl, ok, err)
+		}
+		if _, ok := h.acquire(key, "b", shared, 0, h.short(), 0); !ok {
+			t.Fatalf("a reader of %s: refused", key)
+		}
+		if d := h.ttl(key); !h.within(d, time.Minute, time.Since(start)) {
+			t.Fatalf("TTL of lease key %s after Expire %v and a grant: %v, want its latest holder's minute", key, ttl, d)
+		}
+	}
+}
+
+// Plain writes act on a lease key or rate log as on any key: Incr refuses
+// it (not an integer) and leaves it, Set replaces it (the lease ops then
+// refuse it), and after a Del no holder from before counts.
+func checkLeasePlainWrites(h0 *harness) {
+	h := leases(h0)
+	t := h.t
+	fa := h.grant("k", "a", shared, 0)
+	h.grant("k", "b", shared, 0)
+	if _, err := h.e.Incr("k", 1, 0); !errors.Is(err, kv.ErrNotInteger) {
+		t.Fatalf("Incr of a lease key: %v, want kv.ErrNotInteger", err)
+	}
+	h.wantCount("k", 2)
+	if _, _, _, err := h.e.RateLimit("r", 5, time.Minute); err != nil {
+		t.Fatalf("RateLimit: %v", err)
+	}
+	if _, err := h.e.Incr("r", 1, 0); !errors.Is(err, kv.ErrNotInteger) {
+		t.Fatalf("Incr of a rate-limit key: %v, want kv.ErrNotInteger", err)
+	}
+	if allowed, remaining, _, err := h.e.RateLimit("r", 5, time.Minute); err != nil || !allowed || remaining != 3 {
+		t.Fatalf("the rate-limit key after Incr: %v, %d left, %v; want allowed, 3 left", allowed, remaining, err)
+	}
+	h.set("k", "plain", time.Minute)
+	if _, _, err := h.l.LeaseAcquire("k", []byte("a"), shared, 0, time.Minute, 0); !errors.Is(err, kv.ErrNotLease) {
+		t.Fatalf("LeaseAcquire of a lease key Set over: %v, want kv.ErrNotLease", err)
+	}
+	if h.value("k") != "plain" {
+		t.Fatal("a refused lease op changed the plain value")
+	}
+	if ok, err := h.e.Del("k"); err != nil || !ok {
+		t.Fatalf("Del: %v, %v", ok, err)
+	}
+	h.wantCount("k", 0)
+	if f := h.grant("k", "a", exclusive, 0); f <= fa {
+		t.Fatalf("a's grant after the Del: fence %d, not above its lease's from before, %d", f, fa)
+	}
+	h.wantCount("k", 1)
+	if h.release("k", "b") {
+		t.Fatal("a holder from before the Set and Del released a lease")
+	}
+}

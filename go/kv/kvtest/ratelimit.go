@@ -226,3 +226,84 @@ func checkRateLimitBadArgs(h0 *harness) {
 		h.t.Fatal("the second call under limit 1: allowed")
 	}
 }
+
+// A call with another limit than the log's earlier calls is judged by its
+// own limit against every admitted call still in the window: a raised
+// limit admits more at once, a lowered one refuses until enough calls
+// have left (retryAfter: the call that must leave for one more to fit).
+func checkRateLimitChangedLimit(h0 *harness) {
+	h := rateLimiter(h0)
+	t := h.t
+	w := h.window()
+	type step struct {
+		limit     int64
+		allowed   bool
+		remaining int64
+	}
+	steps := []step{{3, true, 2}, {3, true, 1}, {3, true, 0}, {3, false, 0}, {5, true, 1},
+		{2, false, 0}, {7, true, 2}, {10, true, 4}, {6, false, 0}, {7, true, 0}}
+	var log []rateCall
+	start := time.Now()
+	for _, s := range steps {
+		log = append(log, h.call("c", s.limit, w))
+	}
+	if time.Since(start) > w/2 {
+		t.Skipf("the machine stalled: %d calls took %v of the %v window", len(steps), time.Since(start), w)
+	}
+	admitted := []rateCall{}
+	for i, s := range steps {
+		c := log[i]
+		if c.allowed != s.allowed || c.remaining != s.remaining {
+			t.Fatalf("call %d with limit %d: allowed %v, remaining %d; want %v, %d", i+1, s.limit, c.allowed, c.remaining, s.allowed, s.remaining)
+		}
+		if !c.allowed {
+			// The call that must leave: the (n-limit)th oldest of the n admitted.
+			must := admitted[int64(len(admitted))-s.limit]
+			res := h.target.TTLResolution
+			if lo, hi := must.start.Add(w).Sub(c.end), must.end.Add(w).Sub(c.start); c.retry < lo-res || c.retry > hi+res {
+				t.Fatalf("call %d with limit %d: retryAfter %v, want %v to %v", i+1, s.limit, c.retry, lo, hi)
+			}
+			continue
+		}
+		admitted = append(admitted, c)
+	}
+}
+
+// A call with a shorter window than the log's earlier calls counts only
+// the admitted calls inside its own window, and the key then expires one
+// of its windows after it. (Engines agree on windows that never grow; a
+// longer window again may find calls forgotten, engine by engine: see
+// kv.RateLimiter.)
+func checkRateLimitShorterWindow(h0 *harness) {
+	h := rateLimiter(h0)
+	t := h.t
+	w := h.window()
+	long := 20 * w
+	if c := h.call("s", 10, long); !c.allowed || c.remaining != 9 {
+		t.Fatalf("the first call: allowed %v, remaining %d; want true, 9", c.allowed, c.remaining)
+	}
+	time.Sleep(w + h.target.TTLResolution + 10*time.Millisecond) // the first call leaves a short window
+	start := time.Now()
+	log := []rateCall{h.call("s", 10, long), h.call("s", 10, long), h.call("s", 10, w), h.call("s", 3, w)}
+	d := h.ttl("s")
+	if time.Since(start) > w/2 {
+		t.Skipf("the machine stalled: %d calls took %v of the %v window", len(log), time.Since(start), w)
+	}
+	want := []struct {
+		allowed   bool
+		remaining int64
+	}{{true, 8}, {true, 7}, {true, 7}, {false, 0}} // the short window holds calls 2 and 3, then 2 to 4
+	for i, c := range log {
+		if c.allowed != want[i].allowed || c.remaining != want[i].remaining {
+			t.Fatalf("call %d: allowed %v, remaining %d; want %v, %d", i+2, c.allowed, c.remaining, want[i].allowed, want[i].remaining)
+		}
+	}
+	// Refused: once call 2, the oldest inside the short window, leaves it.
+	res := h.target.TTLResolution
+	if c, lo, hi := log[3], log[0].start.Add(w).Sub(log[3].end), log[0].end.Add(w).Sub(log[3].start); c.retry < lo-res || c.retry > hi+res {
+		t.Fatalf("retryAfter under the short window: %v, want %v to %v", c.retry, lo, hi)
+	}
+	if d <= 0 || d > w+res+h.target.ExpiryLag {
+		t.Fatalf("the key's TTL after an admitted call with the short window: %v, want at most %v", d, w)
+	}
+}
