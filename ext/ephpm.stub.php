@@ -271,12 +271,16 @@ namespace Ephpm {
         public function release(): bool {}
 
         /**
-         * This holder's lease is live. The store has no read of one holder's expiry: this renews
-         * the lease to the time this process counts as left (so it ends when it
-         * would have; on etcd, whole seconds, up to a second later), and is false
-         * without asking once that time has run out.
+         * This holder's lease is live: a read of its expiry in the store, which it never
+         * extends (refresh() does). False once lost or released.
          */
         public function isAcquired(): bool {}
+
+        /**
+         * Seconds left of this holder's lease (on etcd whole seconds); 0.0 when lost or
+         * released. A read, as isAcquired().
+         */
+        public function remaining(): float {}
     }
 
     /**
@@ -319,11 +323,15 @@ namespace Ephpm {
         public function release(): bool {}
 
         /**
-         * This permit is live. The store has no read of one holder's expiry: this renews
-         * the lease to the time this process counts as left (so it ends when it
-         * would have; on etcd, whole seconds, up to a second later), and is false
-         * without asking once that time has run out.
+         * This permit is live: a read of its expiry in the store, which it never
+         * extends (refresh() does). False once lost or released.
          */
         public function isAcquired(): bool {}
+
+        /**
+         * Seconds left of this permit (on etcd whole seconds); 0.0 when lost or
+         * released. A read, as isAcquired().
+         */
+        public function remaining(): float {}
     }
 }

@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: 9bb933e6037ce7d3b68bb2bd014ccdb9d9f54641 */
+ * Stub hash: 762549c282d1401959549824d06d961fa7cde944 */
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_get, 0, 1, IS_STRING, 1)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
@@ -127,6 +127,8 @@ ZEND_END_ARG_INFO()
 
 #define arginfo_class_Ephpm_ReadWriteLock_isAcquired arginfo_ephpm_kv_flush
 
+#define arginfo_class_Ephpm_ReadWriteLock_remaining arginfo_class_Ephpm_Lock_remaining
+
 #define arginfo_class_Ephpm_Semaphore___construct arginfo_class_Ephpm_Lock___construct
 
 ZEND_BEGIN_ARG_WITH_RETURN_OBJ_INFO_EX(arginfo_class_Ephpm_Semaphore_acquire, 0, 2, Ephpm\\Semaphore, 1)
@@ -145,6 +147,8 @@ ZEND_END_ARG_INFO()
 #define arginfo_class_Ephpm_Semaphore_release arginfo_ephpm_kv_flush
 
 #define arginfo_class_Ephpm_Semaphore_isAcquired arginfo_ephpm_kv_flush
+
+#define arginfo_class_Ephpm_Semaphore_remaining arginfo_class_Ephpm_Lock_remaining
 
 
 ZEND_FUNCTION(ephpm_kv_get);
@@ -180,12 +184,14 @@ ZEND_METHOD(Ephpm_ReadWriteLock, write);
 ZEND_METHOD(Ephpm_ReadWriteLock, refresh);
 ZEND_METHOD(Ephpm_ReadWriteLock, release);
 ZEND_METHOD(Ephpm_ReadWriteLock, isAcquired);
+ZEND_METHOD(Ephpm_ReadWriteLock, remaining);
 ZEND_METHOD(Ephpm_Semaphore, __construct);
 ZEND_METHOD(Ephpm_Semaphore, acquire);
 ZEND_METHOD(Ephpm_Semaphore, holders);
 ZEND_METHOD(Ephpm_Semaphore, refresh);
 ZEND_METHOD(Ephpm_Semaphore, release);
 ZEND_METHOD(Ephpm_Semaphore, isAcquired);
+ZEND_METHOD(Ephpm_Semaphore, remaining);
 
 
 static const zend_function_entry ext_functions[] = {
@@ -247,6 +253,7 @@ static const zend_function_entry class_Ephpm_ReadWriteLock_methods[] = {
 	ZEND_ME(Ephpm_ReadWriteLock, refresh, arginfo_class_Ephpm_ReadWriteLock_refresh, ZEND_ACC_PUBLIC)
 	ZEND_ME(Ephpm_ReadWriteLock, release, arginfo_class_Ephpm_ReadWriteLock_release, ZEND_ACC_PUBLIC)
 	ZEND_ME(Ephpm_ReadWriteLock, isAcquired, arginfo_class_Ephpm_ReadWriteLock_isAcquired, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_ReadWriteLock, remaining, arginfo_class_Ephpm_ReadWriteLock_remaining, ZEND_ACC_PUBLIC)
 	ZEND_FE_END
 };
 
@@ -258,6 +265,7 @@ static const zend_function_entry class_Ephpm_Semaphore_methods[] = {
 	ZEND_ME(Ephpm_Semaphore, refresh, arginfo_class_Ephpm_Semaphore_refresh, ZEND_ACC_PUBLIC)
 	ZEND_ME(Ephpm_Semaphore, release, arginfo_class_Ephpm_Semaphore_release, ZEND_ACC_PUBLIC)
 	ZEND_ME(Ephpm_Semaphore, isAcquired, arginfo_class_Ephpm_Semaphore_isAcquired, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_Semaphore, remaining, arginfo_class_Ephpm_Semaphore_remaining, ZEND_ACC_PUBLIC)
 	ZEND_FE_END
 };
 

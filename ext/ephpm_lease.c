@@ -316,33 +316,65 @@ void ephpm_lease_release(INTERNAL_FUNCTION_PARAMETERS)
 	RETURN_BOOL(rc);
 }
 
-/* The lease ops have no read of one holder's expiry, so this renews the
- * holder to the time it has left by this process's clock: its expiry in the
- * store stays where it was (give or take the two calls' latencies; on etcd,
- * whose leases are whole seconds, up to a second later, and never past the
- * deadline plus that second, since none is left after it). Past that
- * deadline it is lost without asking the store. */
-void ephpm_lease_is_acquired(INTERNAL_FUNCTION_PARAMETERS)
+/* The time left of this holder's lease, EPHPM_KV_TTL_MISSING when lost or
+ * released; false with an exception pending on a store error. A read
+ * (lease_ttl), as Ephpm\Lock's ttl_if_eq: it never extends the lease. A
+ * library older than lease_ttl has no such read: there the holder is
+ * renewed to the time this process counts as left (its expiry in the
+ * store stays about where it was), and past that deadline it is lost
+ * without asking. */
+static bool lease_left(ephpm_lease *lease, int64_t *left_ns)
 {
-	ZEND_PARSE_PARAMETERS_NONE();
-	ephpm_lease *lease = lease_from(Z_OBJ_P(ZEND_THIS));
+	*left_ns = EPHPM_KV_TTL_MISSING;
 	if (lease->released) {
-		RETURN_FALSE;
-	}
-	int64_t left = lease->deadline - ephpm_monotonic_ns();
-	if (left <= 0) {
-		RETURN_FALSE;
+		return true;
 	}
 	const ephpm_kv_ops *ops = ephpm_lease_ops();
 	if (!ops) {
-		RETURN_THROWS();
+		return false;
 	}
 	ephpm_kv_error err;
-	int rc = gone_if_replaced(ops->lease_renew(STR_ARGS(LEASE_NAME(lease)), STR_ARGS(LEASE_TOKEN(lease)), left,
-		&err), &err);
+	int rc;
+	if (EPHPM_OPS_HAS(ops, lease_ttl)) {
+		rc = gone_if_replaced(ops->lease_ttl(STR_ARGS(LEASE_NAME(lease)), STR_ARGS(LEASE_TOKEN(lease)), left_ns,
+			&err), &err);
+	} else {
+		int64_t left = lease->deadline - ephpm_monotonic_ns();
+		if (left <= 0) {
+			return true;
+		}
+		rc = gone_if_replaced(ops->lease_renew(STR_ARGS(LEASE_NAME(lease)), STR_ARGS(LEASE_TOKEN(lease)), left,
+			&err), &err);
+		if (rc == 1) {
+			*left_ns = left;
+		}
+	}
 	if (rc < 0) {
 		ephpm_throw_store_error(&err);
+		return false;
+	}
+	if (rc == 0) {
+		*left_ns = EPHPM_KV_TTL_MISSING;
+	}
+	return true;
+}
+
+void ephpm_lease_is_acquired(INTERNAL_FUNCTION_PARAMETERS)
+{
+	ZEND_PARSE_PARAMETERS_NONE();
+	int64_t left_ns;
+	if (!lease_left(lease_from(Z_OBJ_P(ZEND_THIS)), &left_ns)) {
 		RETURN_THROWS();
 	}
-	RETURN_BOOL(rc);
+	RETURN_BOOL(left_ns != EPHPM_KV_TTL_MISSING);
+}
+
+void ephpm_lease_remaining(INTERNAL_FUNCTION_PARAMETERS)
+{
+	ZEND_PARSE_PARAMETERS_NONE();
+	int64_t left_ns;
+	if (!lease_left(lease_from(Z_OBJ_P(ZEND_THIS)), &left_ns)) {
+		RETURN_THROWS();
+	}
+	RETURN_DOUBLE(left_ns > 0 ? (double)left_ns / EPHPM_NS_PER_SEC : 0.0);
 }

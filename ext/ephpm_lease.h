@@ -28,11 +28,12 @@ const ephpm_kv_ops *ephpm_lease_ops(void);
 ephpm_acquire_result ephpm_lease_take(const ephpm_kv_ops *ops, zend_class_entry *ce, zend_string *name,
 	int32_t mode, int64_t limit, int64_t ttl_ns, int64_t wait_ns, zval *kind, zval *return_value);
 
-/* The bodies of refresh(), release() and isAcquired(), the same in both
- * classes. */
+/* The bodies of refresh(), release(), isAcquired() and remaining(), the
+ * same in both classes. */
 void ephpm_lease_refresh(INTERNAL_FUNCTION_PARAMETERS);
 void ephpm_lease_release(INTERNAL_FUNCTION_PARAMETERS);
 void ephpm_lease_is_acquired(INTERNAL_FUNCTION_PARAMETERS);
+void ephpm_lease_remaining(INTERNAL_FUNCTION_PARAMETERS);
 
 /* Releases every holder this request took and still holds; RSHUTDOWN. */
 void ephpm_lease_release_held(void);

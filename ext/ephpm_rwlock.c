@@ -72,6 +72,11 @@ ZEND_METHOD(Ephpm_ReadWriteLock, isAcquired)
 	ephpm_lease_is_acquired(INTERNAL_FUNCTION_PARAM_PASSTHRU);
 }
 
+ZEND_METHOD(Ephpm_ReadWriteLock, remaining)
+{
+	ephpm_lease_remaining(INTERNAL_FUNCTION_PARAM_PASSTHRU);
+}
+
 void ephpm_rwlock_init_class(zend_class_entry *ce)
 {
 	ephpm_rwlock_ce = ce;

@@ -95,6 +95,11 @@ ZEND_METHOD(Ephpm_Semaphore, isAcquired)
 	ephpm_lease_is_acquired(INTERNAL_FUNCTION_PARAM_PASSTHRU);
 }
 
+ZEND_METHOD(Ephpm_Semaphore, remaining)
+{
+	ephpm_lease_remaining(INTERNAL_FUNCTION_PARAM_PASSTHRU);
+}
+
 void ephpm_semaphore_init_class(zend_class_entry *ce)
 {
 	ephpm_semaphore_ce = ce;

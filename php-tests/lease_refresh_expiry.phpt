@@ -25,7 +25,7 @@ while (microtime(true) < $end) {
     $seen[] = $r->isAcquired();
     usleep(20000);
 }
-// (on etcd a renewal rounds up to a whole second: the writer waits that out)
+// (on etcd a lease may end up to about a second late: the writer waits that out)
 var_dump($seen[0], end($seen), Ephpm\ReadWriteLock::write('polled', 30, ephpm_test_on_etcd() ? 3 : 0) !== null);
 // refresh() with the default is the acquire ttl again.
 $w = Ephpm\ReadWriteLock::write('rw', $ttl);

@@ -1,5 +1,5 @@
 --TEST--
-ReadWriteLock and Semaphore: a refresh() the store did not answer may still have been applied (a shorter ttl): the holder counts only on the shorter of the two, so isAcquired() past it is false and never renews the lease back past what refresh() asked for
+ReadWriteLock and Semaphore: a refresh() the store did not answer may still have been applied (a shorter ttl): isAcquired() then asks the store with a read (EPHPM.LEASETTL, never a renewal), so it cannot move the lease back past what refresh() asked for
 --SKIPIF--
 <?php require __DIR__ . '/skipif.inc'; ephpm_run_once('brings its own scripted server'); ?>
 --FILE--
@@ -9,6 +9,7 @@ require __DIR__ . '/fake_server.inc';
 [$sock, $log] = ephpm_fake_server([
     'EPHPM.LEASEACQUIRE' => [':7'],
     'EPHPM.LEASERENEW' => [null], // no renewal is answered
+    'EPHPM.LEASETTL' => [':-2'], // the shorter ttl was applied, and ran out
     'EPHPM.LEASERELEASE' => [':1'],
 ]);
 echo ephpm_child("unix://$sock", <<<'PHP'
@@ -19,7 +20,8 @@ echo ephpm_child("unix://$sock", <<<'PHP'
         } catch (Ephpm\KvException $e) {
             var_dump($e->getCode() === Ephpm\KvException::UNAVAILABLE);
         }
-        // the 1 s timeout is past the 0.2 s refresh() asked for
+        // the 1 s timeout is past the 0.2 s refresh() asked for: the store
+        // says the lease is gone
         try {
             var_dump($held->isAcquired());
         } catch (Ephpm\KvException $e) {
@@ -39,7 +41,9 @@ bool(true)
 bool(false)
 EPHPM.LEASEACQUIRE doc <token> EXCLUSIVE
 EPHPM.LEASERENEW doc <token> 200
+EPHPM.LEASETTL doc <token>
 EPHPM.LEASERELEASE doc <token>
 EPHPM.LEASEACQUIRE pool <token> PERMIT
 EPHPM.LEASERENEW pool <token> 200
+EPHPM.LEASETTL pool <token>
 EPHPM.LEASERELEASE pool <token>

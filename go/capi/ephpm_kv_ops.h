@@ -231,6 +231,13 @@ typedef struct ephpm_kv_ops {
 	 * the window (0 when admitted). limit 1 to EPHPM_KV_MAX_RATE_LIMIT. */
 	int (*rate_limit)(const char *key, size_t key_len, int64_t limit, int64_t window_ns,
 	                  int64_t *remaining, int64_t *retry_after_ns, ephpm_kv_error *err);
+	/* A read, as ttl_if_eq is for a lock: 1 and *ttl_ns the time left of
+	 * token's live lease, or 0 and *ttl_ns = EPHPM_KV_TTL_MISSING when it
+	 * holds none (an intent is not a lease). Never extends the lease. On
+	 * etcd the time is whole seconds (its lease TimeToLive; the last one
+	 * reads as 1 ms). Check EPHPM_OPS_HAS: appended after rate_limit. */
+	int (*lease_ttl)(const char *key, size_t key_len, const char *token, size_t token_len,
+	                 int64_t *ttl_ns, ephpm_kv_error *err);
 } ephpm_kv_ops;
 
 /* The library's only entry point besides the table itself. */

@@ -52,6 +52,13 @@ func ephpmKvLeaseCount(key *C.char, keyLen C.size_t, count *C.int64_t, cerr *C.e
 	return 0
 }
 
+//export ephpmKvLeaseTTL
+func ephpmKvLeaseTTL(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.size_t, out *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	ttl, err := engine().LeaseTTL(goString(key, keyLen), goBytes(token, tokenLen))
+	return ttlRC(ttl, err, out, cerr)
+}
+
 //export ephpmKvRateLimit
 func ephpmKvRateLimit(key *C.char, keyLen C.size_t, limit, window C.int64_t, remaining, retryAfter *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)

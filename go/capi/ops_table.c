@@ -107,6 +107,9 @@ static int kv_rate_limit(const char *k, size_t kl, int64_t limit, int64_t window
 	int64_t *retry_after, ephpm_kv_error *err)
 { return ephpmKvRateLimit(K k, kl, limit, window, remaining, retry_after, err); }
 
+static int kv_lease_ttl(const char *k, size_t kl, const char *t, size_t tl, int64_t *out, ephpm_kv_error *err)
+{ return ephpmKvLeaseTTL(K k, kl, K t, tl, out, err); }
+
 static const ephpm_kv_ops table = {
 	.abi_version = EPHPM_KV_ABI_VERSION,
 	.struct_size = sizeof(ephpm_kv_ops),
@@ -140,6 +143,7 @@ static const ephpm_kv_ops table = {
 	.lease_renew = kv_lease_renew,
 	.lease_count = kv_lease_count,
 	.rate_limit = kv_rate_limit,
+	.lease_ttl = kv_lease_ttl,
 };
 
 const ephpm_kv_ops *ephpm_kv_get_ops(void)

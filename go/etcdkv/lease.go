@@ -80,6 +80,7 @@ type leaseEntry struct {
 	key       string
 	mode      kv.LeaseMode
 	createRev int64
+	lease     clientv3.LeaseID
 }
 
 // leaseSet is a name's lease set as read at one revision.
@@ -120,7 +121,7 @@ func (e *Engine) readLeases(ctx context.Context, cl *clientv3.Client, name strin
 		if len(rest) < 2 || len(item.Value) != 2 || item.Value[0] != holderVersion {
 			continue
 		}
-		ent := leaseEntry{key: k, mode: kv.LeaseMode(item.Value[1]), createRev: item.CreateRevision}
+		ent := leaseEntry{key: k, mode: kv.LeaseMode(item.Value[1]), createRev: item.CreateRevision, lease: clientv3.LeaseID(item.Lease)}
 		s.entryLeases[clientv3.LeaseID(item.Lease)] = true
 		switch rest[0] {
 		case holderKind:
@@ -525,4 +526,47 @@ func (e *Engine) LeaseCount(key string) (int64, error) {
 		return 0, err
 	}
 	return int64(len(s.holders)), nil
+}
+
+// LeaseTTL implements kv.Leases: reads only, no write (so no consensus
+// round): the set, then the TimeToLive of the etcd lease token's holder key
+// is on. That is whole seconds (etcd truncates), and a shared lease's
+// (leasebook.go), so it may exceed the ttl asked by up to a second or a
+// 64th of it, as the holder itself may; its last second reads as 1 ms,
+// never 0, as TTL's does.
+func (e *Engine) LeaseTTL(key string, token []byte) (time.Duration, error) {
+	if err := errors.Join(kv.CheckKey(key), kv.CheckLeaseToken(token)); err != nil {
+		return 0, err
+	}
+	cl, ctx, cancel, err := e.op()
+	if err != nil {
+		return 0, err
+	}
+	defer cancel()
+	for {
+		s, err := e.readLeases(ctx, cl, key)
+		if err != nil {
+			return 0, err
+		}
+		me, holds := s.holders[string(token)]
+		if !holds {
+			return kv.TTLMissing, nil
+		}
+		if me.lease == clientv3.NoLease {
+			// Holders are always put on a lease: this one was not.
+			return 0, e.fail("lease ttl", fmt.Errorf("holder %q has no etcd lease", me.key))
+		}
+		l, err := cl.TimeToLive(ctx, me.lease)
+		if err != nil {
+			return 0, e.fail("lease ttl", err)
+		}
+		switch {
+		case l.TTL > 0:
+			return time.Duration(l.TTL) * time.Second, nil
+		case l.TTL == 0 || l.GrantedTTL > 0:
+			return time.Millisecond, nil
+		}
+		// The lease is gone, its holder with it (or put on another lease
+		// after the read): read again.
+	}
 }

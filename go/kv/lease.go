@@ -71,6 +71,11 @@ type Leases interface {
 	LeaseRenew(key string, token []byte, ttl time.Duration) (bool, error)
 	// LeaseCount is the number of live holders of key (intents excluded).
 	LeaseCount(key string) (int64, error)
+	// LeaseTTL is the time left of token's live lease on key, else
+	// TTLMissing (an intent is not a lease): TTLIfEq for a holder, "is
+	// this lease still mine, and for how long". A read: it never extends
+	// the lease. On etcd the time is whole seconds (its lease TimeToLive).
+	LeaseTTL(key string, token []byte) (time.Duration, error)
 }
 
 // RateLimiter is an exact sliding-window limiter: never more than limit

@@ -71,6 +71,21 @@ func (c *Cluster) LeaseCount(key string) (int64, error) {
 	return c.evalInt(scriptLeaseCount, []string{key})
 }
 
+// LeaseTTL implements kv.Leases.
+func (c *Cluster) LeaseTTL(key string, token []byte) (time.Duration, error) {
+	if err := kv.CheckKey(key); err != nil {
+		return 0, err
+	}
+	if err := kv.CheckLeaseToken(token); err != nil {
+		return 0, err
+	}
+	n, err := c.evalInt(scriptLeaseTTL, []string{key}, token)
+	if err != nil {
+		return 0, err
+	}
+	return c.msgs.leaseTTLReply(n)
+}
+
 // RateLimit implements kv.RateLimiter.
 func (c *Cluster) RateLimit(key string, limit int64, window time.Duration) (bool, int64, time.Duration, error) {
 	if err := kv.CheckKey(key); err != nil {

@@ -135,6 +135,41 @@ func (e *Engine) LeaseCount(key string) (int64, error) {
 	})
 }
 
+// LeaseTTL implements kv.Leases: a read, in microseconds on the wire.
+func (e *Engine) LeaseTTL(key string, token []byte) (time.Duration, error) {
+	if err := kv.CheckKey(key); err != nil {
+		return 0, err
+	}
+	if err := kv.CheckLeaseToken(token); err != nil {
+		return 0, err
+	}
+	n, err := e.intCmd(func(c *client) {
+		if c.dialect.redis() {
+			c.evalsha(scriptLeaseTTL, 1, 1)
+			c.arg(key)
+		} else {
+			c.command(3)
+			c.arg("EPHPM.LEASETTL")
+			c.arg(key)
+		}
+		c.argBytes(token)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return e.leaseTTLReply(n)
+}
+
+// leaseTTLReply checks a LeaseTTL reply in microseconds: -2 or a time left
+// no longer than a lease can be (a server that does not keep the
+// contract, not a number to pass on).
+func (e *Engine) leaseTTLReply(n int64) (time.Duration, error) {
+	if n != int64(kv.TTLMissing) && (n < 0 || n > int64(kv.MaxTTL/time.Microsecond)) {
+		return 0, e.classify(errProtocolReply{fmt.Sprintf("lease ttl reply %d out of range", n)})
+	}
+	return ttlReply(n, time.Microsecond), nil
+}
+
 // RateLimit implements kv.RateLimiter.
 func (e *Engine) RateLimit(key string, limit int64, window time.Duration) (bool, int64, time.Duration, error) {
 	if err := kv.CheckKey(key); err != nil {

@@ -367,6 +367,14 @@ local n = 0
 for _, e in pairs(load(KEYS[1], now_us())) do if e.m ~= 0 then n = n + 1 end end
 return n`)
 
+	// KEYS: key; ARGV: token. Microseconds left of token's live lease, -2
+	// when it holds none (an intent is not a lease). A read: nothing saved.
+	scriptLeaseTTL = newScript(luaLeases + `
+local now = now_us()
+local mine = load(KEYS[1], now)[ARGV[1]]
+if not mine or mine.m == 0 then return -2 end
+return mine.x - now`)
+
 	// KEYS: key; ARGV: limit, window ms. {1, remaining, 0} when admitted
 	// (recorded at the server's time, or the latest call's should TIME
 	// have stepped back: the log stays in order), else {0, 0, microseconds

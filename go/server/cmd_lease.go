@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ephpm/ephpm-kv/kv"
 )
@@ -70,4 +71,16 @@ func cmdLeaseCount(s *Server, c *conn, a [][]byte) {
 		return
 	}
 	c.WriteInt64(n)
+}
+
+// EPHPM.LEASETTL key token: microseconds left of token's live lease (as
+// EPHPM.PTTLIFEQ for a lock), -2 when token holds none (an intent is not a
+// lease). A read: the lease keeps its expiry.
+func cmdLeaseTTL(s *Server, c *conn, a [][]byte) {
+	ttl, err := s.store.LeaseTTL(key(a[1]), a[2])
+	if err != nil {
+		writeStoreErr(c, err)
+		return
+	}
+	writeTTL(c, ttl, time.Microsecond)
 }

@@ -38,7 +38,24 @@ func TestLeaseCommands(t *testing.T) {
 		cmd("1", "EPHPM.LEASERENEW", "rw", "B", "30000"),
 		cmd("0", "EPHPM.LEASERENEW", "rw", "W", "30000"), // an intent is no lease
 		cmd("0", "EPHPM.LEASERENEW", "rw", "nobody", "30000"),
+		cmd("-2", "EPHPM.LEASETTL", "rw", "W"), // nor for LEASETTL
+		cmd("-2", "EPHPM.LEASETTL", "rw", "nobody"),
+		cmd("-2", "EPHPM.LEASETTL", "absent", "A"),
+	})
+	// LEASETTL: microseconds left of the holder's own lease, a read.
+	for _, c := range []struct {
+		token string
+		ms    int64
+	}{{"A", 120000}, {"B", 30000}, {"A", 120000}} {
+		got := rc.do("EPHPM.LEASETTL", "rw", c.token)
+		us, err := strconv.ParseInt(got, 10, 64)
+		if err != nil || us > c.ms*1000 || us < c.ms*1000-5e6 {
+			t.Fatalf("EPHPM.LEASETTL rw %s = %s, want about %d ms in microseconds", c.token, got, c.ms)
+		}
+	}
+	runSteps(t, rc, []step{
 		cmd("1", "EPHPM.LEASERELEASE", "rw", "A"),
+		cmd("-2", "EPHPM.LEASETTL", "rw", "A"),
 		cmd("0", "EPHPM.LEASERELEASE", "rw", "A"),
 		cmd("1", "EPHPM.LEASERELEASE", "rw", "B"),
 		cmd("0", "EPHPM.LEASECOUNT", "rw"),
@@ -63,6 +80,7 @@ func TestLeaseCommands(t *testing.T) {
 		cmd("WRONGTYPE Operation against a key holding the wrong kind of value", "EPHPM.LEASERELEASE", "plain", "A"),
 		cmd("WRONGTYPE Operation against a key holding the wrong kind of value", "EPHPM.LEASERENEW", "plain", "A", "1000"),
 		cmd("WRONGTYPE Operation against a key holding the wrong kind of value", "EPHPM.LEASECOUNT", "plain"),
+		cmd("WRONGTYPE Operation against a key holding the wrong kind of value", "EPHPM.LEASETTL", "plain", "A"),
 		cmd("WRONGTYPE Operation against a key holding the wrong kind of value", "EPHPM.RATELIMIT", "plain", "5", "1000"),
 		cmd("WRONGTYPE Operation against a key holding the wrong kind of value", "EPHPM.RATELIMIT", "sem", "5", "1000"),
 		cmd(`"v"`, "GET", "plain"),
@@ -82,6 +100,7 @@ func TestLeaseCommandsRefuseBadInput(t *testing.T) {
 		cmd("ERR wrong number of arguments for 'ephpm.leaserelease' command", "EPHPM.LEASERELEASE", "k"),
 		cmd("ERR wrong number of arguments for 'ephpm.leaserenew' command", "EPHPM.LEASERENEW", "k", "t"),
 		cmd("ERR wrong number of arguments for 'ephpm.leasecount' command", "EPHPM.LEASECOUNT"),
+		cmd("ERR wrong number of arguments for 'ephpm.leasettl' command", "EPHPM.LEASETTL", "k"),
 		cmd("ERR wrong number of arguments for 'ephpm.ratelimit' command", "EPHPM.RATELIMIT", "k", "5"),
 		cmd("ERR bad lease or rate-limit argument: unknown mode 'reader' (SHARED, EXCLUSIVE or PERMIT)", "EPHPM.LEASEACQUIRE", "k", "t", "reader", "0", "1000", "0"),
 		cmd("ERR value is not an integer or out of range", "EPHPM.LEASEACQUIRE", "k", "t", "PERMIT", "x", "1000", "0"),
@@ -97,6 +116,8 @@ func TestLeaseCommandsRefuseBadInput(t *testing.T) {
 		cmd("ERR key must not be empty", "EPHPM.LEASEACQUIRE", "", "t", "SHARED", "0", "1000", "0"),
 		cmd("ERR bad lease or rate-limit argument: *", "EPHPM.LEASERELEASE", "k", ""),
 		cmd("ERR bad lease or rate-limit argument: *", "EPHPM.LEASERENEW", "k", long, "1000"),
+		cmd("ERR bad lease or rate-limit argument: *", "EPHPM.LEASETTL", "k", ""),
+		cmd("ERR bad lease or rate-limit argument: *", "EPHPM.LEASETTL", "k", long),
 		cmd("ERR ttl must be a finite duration from 0 to 100 years*", "EPHPM.LEASERENEW", "k", "t", "0"),
 		cmd("ERR invalid expire time in 'ephpm.leaserenew' command", "EPHPM.LEASERENEW", "k", "t", "-5"),
 		cmd("ERR value is not an integer or out of range", "EPHPM.RATELIMIT", "k", "five", "1000"),

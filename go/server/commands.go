@@ -73,6 +73,7 @@ var commandList = []command{
 	{"ephpm.leaserelease", 3, false, cmdLeaseRelease},
 	{"ephpm.leaserenew", 4, false, cmdLeaseRenew},
 	{"ephpm.leasecount", 2, false, cmdLeaseCount},
+	{"ephpm.leasettl", 3, false, cmdLeaseTTL},
 	{"ephpm.ratelimit", 4, false, cmdRateLimit},
 }
 

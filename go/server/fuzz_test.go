@@ -28,6 +28,7 @@ func FuzzServe(f *testing.F) {
 		"*4\r\n$16\r\nEPHPM.LEASERENEW\r\n$1\r\nk\r\n$1\r\nt\r\n$4\r\n1000\r\n",
 		"*3\r\n$18\r\nEPHPM.LEASERELEASE\r\n$1\r\nk\r\n$1\r\nt\r\n",
 		"*2\r\n$16\r\nEPHPM.LEASECOUNT\r\n$1\r\nk\r\n",
+		"*3\r\n$14\r\nEPHPM.LEASETTL\r\n$1\r\nk\r\n$1\r\nt\r\n",
 		"*4\r\n$15\r\nEPHPM.RATELIMIT\r\n$1\r\nr\r\n$1\r\n5\r\n$4\r\n1000\r\n",
 		"SET k \"quoted value\"\r\n",
 		"SET 'k\\'' \"\\x41\\n\" EX 9223372036\r\nMGET k k k\r\n",

@@ -425,6 +425,27 @@ func (e *Engine) LeaseCount(key string) (int64, error) {
 	return n, nil
 }
 
+// LeaseTTL implements kv.Leases: a read of token's expiry word.
+func (e *Engine) LeaseTTL(key string, token []byte) (time.Duration, error) {
+	if err := kv.CheckKey(key); err != nil {
+		return 0, err
+	}
+	if err := kv.CheckLeaseToken(token); err != nil {
+		return 0, err
+	}
+	var c clock
+	var op leaseOp
+	if err := e.lockLease(key, token, &c, &op); err != nil {
+		return 0, err
+	}
+	left := kv.TTLMissing
+	if op.sc.holds() {
+		left = time.Duration(op.sc.self.exp - op.sc.now)
+	}
+	e.unlock(op.st, op.sc.dropped)
+	return left, nil
+}
+
 // leaseWake is when WaitRelease on a lease set must look again without a
 // wake-up: the earliest expiry among its live entries (an expiring holder
 // or intent leaves without a release); 0 when none is live.

@@ -358,3 +358,27 @@ func (s *Store) leaseDone(key string, it *item, wrote bool, latest int64) (*item
 	s.shrink(it)
 	return it, xsync.CancelOp
 }
+
+// LeaseTTL implements kv.Leases: a read, the set's expired entries dropped
+// as any lease op drops them.
+func (s *Store) LeaseTTL(key string, token []byte) (time.Duration, error) {
+	if err := kv.CheckKey(key); err != nil {
+		return 0, err
+	}
+	if err := kv.CheckLeaseToken(token); err != nil {
+		return 0, err
+	}
+	left := kv.TTLMissing
+	var err error
+	s.m.Compute(key, func(old *item, loaded bool) (*item, xsync.ComputeOp) {
+		it, sc, now, op := s.leaseStep(key, old, loaded, token, &err)
+		if it == nil {
+			return old, op
+		}
+		if sc.own >= 0 && it.data[sc.own] != modeIntent {
+			left = time.Duration(entryExpiry(it.data, sc.own) - now)
+		}
+		return s.leaseDone(key, it, false, 0)
+	})
+	return left, err
+}

@@ -277,9 +277,17 @@ static void check_leases(void)
 	      "a new reader while a writer's intent is live");
 	CHECK(ops->lease_renew("rw", 2, "r1", 2, 30 * SEC, &err) == 1 && ops->lease_renew("rw", 2, "w", 1, SEC, &err) == 0,
 	      "renew a reader; an intent is not a lease");
+	int64_t left = 0;
+	CHECK(ops->lease_ttl("rw", 2, "r1", 2, &left, &err) == 1 && left > 29 * SEC && left <= 30 * SEC,
+	      "lease_ttl of a reader renewed to 30 s: %lld", (long long)left);
+	CHECK(ops->lease_ttl("rw", 2, "w", 1, &left, &err) == 0 && left == EPHPM_KV_TTL_MISSING,
+	      "lease_ttl of an intent: %lld", (long long)left);
+	CHECK(ops->lease_ttl("rw", 2, "", 0, &left, &err) == -EPHPM_KV_E_BAD_ARGUMENT, "lease_ttl, empty token");
 	CHECK(ops->lease_release("rw", 2, "w", 1, &err) == 0 && ops->lease_release("rw", 2, "r1", 2, &err) == 1
 	      && ops->lease_release("rw", 2, "r2", 2, &err) == 1 && ops->lease_release("rw", 2, "r2", 2, &err) == 0,
 	      "releases by token");
+	CHECK(ops->lease_ttl("rw", 2, "r1", 2, &left, &err) == 0 && left == EPHPM_KV_TTL_MISSING,
+	      "lease_ttl of a released reader: %lld", (long long)left);
 	CHECK(ops->lease_acquire("rw", 2, "r1", 2, EPHPM_KV_LEASE_SHARED, 0, 60 * SEC, 0, &fence, &err) == 1
 	      && ops->lease_release("rw", 2, "r1", 2, &err) == 1, "readers again once the intent is dropped");
 
@@ -298,6 +306,7 @@ static void check_leases(void)
 	CHECK(ops->set("plain", 5, "v", 1, 0, &err) == 1
 	      && ops->lease_acquire("plain", 5, "t", 1, EPHPM_KV_LEASE_SHARED, 0, SEC, 0, &fence, &err) == -EPHPM_KV_E_WRONG_TYPE
 	      && ops->lease_count("plain", 5, &count, &err) == -EPHPM_KV_E_WRONG_TYPE
+	      && ops->lease_ttl("plain", 5, "t", 1, &left, &err) == -EPHPM_KV_E_WRONG_TYPE
 	      && ops->rate_limit("plain", 5, 1, SEC, &remaining, &retry, &err) == -EPHPM_KV_E_WRONG_TYPE,
 	      "lease ops on a plain value: %d %s", err.code, err.message);
 

@@ -470,6 +470,7 @@ func checkLeaseWrongType(h0 *harness) {
 		"LeaseRelease": func(k string) error { _, err := h.l.LeaseRelease(k, tok); return err },
 		"LeaseRenew":   func(k string) error { _, err := h.l.LeaseRenew(k, tok, time.Minute); return err },
 		"LeaseCount":   func(k string) error { _, err := h.l.LeaseCount(k); return err },
+		"LeaseTTL":     func(k string) error { _, err := h.l.LeaseTTL(k, tok); return err },
 	}
 	rl := h.e
 	ops["RateLimit"] = func(k string) error { _, _, _, err := rl.RateLimit(k, 5, time.Minute); return err }
@@ -731,5 +732,88 @@ func checkLeasePlainWrites(h0 *harness) {
 	h.wantCount("k", 1)
 	if h.release("k", "b") {
 		t.Fatal("a holder from before the Set and Del released a lease")
+	}
+}
+
+func (h *leaseHarness) leaseTTL(key, token string) time.Duration {
+	h.t.Helper()
+	d, err := h.l.LeaseTTL(key, []byte(token))
+	h.noErr("LeaseTTL "+key+" by "+token, err)
+	return d
+}
+
+// LeaseTTL is the time left of a holder's own lease, counting down (a
+// read never extends it), and kv.TTLMissing for a token that holds no
+// live lease: a non-holder, an intent, an expired or a released holder.
+func checkLeaseTTL(h0 *harness) {
+	h := leases(h0)
+	t := h.t
+	start := time.Now()
+	h.grant("k", "a", shared, 0)
+	if _, ok := h.acquire("k", "b", shared, 0, 2*time.Minute, 0); !ok {
+		t.Fatal("b: refused")
+	}
+	da, db := h.leaseTTL("k", "a"), h.leaseTTL("k", "b")
+	if !h.within(da, time.Minute, time.Since(start)) || !h.within(db, 2*time.Minute, time.Since(start)) {
+		t.Fatalf("LeaseTTL of holders for 1 and 2 min: %v, %v", da, db)
+	}
+	for _, tok := range []string{"c", "ab", "A"} {
+		if d := h.leaseTTL("k", tok); d != kv.TTLMissing {
+			t.Fatalf("LeaseTTL by %q, who holds nothing: %v, want kv.TTLMissing", tok, d)
+		}
+	}
+	if d := h.leaseTTL("absent", "a"); d != kv.TTLMissing {
+		t.Fatalf("LeaseTTL of a missing key: %v", d)
+	}
+	// Counting down: reads do not renew (on etcd, whole seconds, so wait
+	// past one).
+	keyTTL := h.ttl("k")
+	time.Sleep(h.target.TTLResolution + h.target.TTLResolution/10 + 20*time.Millisecond)
+	for range 3 {
+		h.leaseTTL("k", "a")
+	}
+	if d := h.leaseTTL("k", "a"); d >= da || d <= 0 {
+		t.Fatalf("LeaseTTL read again later: %v, want below the first read's %v", d, da)
+	}
+	if d := h.ttl("k"); d >= keyTTL {
+		t.Fatalf("the key's TTL went from %v to %v over LeaseTTL reads", keyTTL, d)
+	}
+	// A writer's intent is not a lease.
+	h.refuse("k", "w", exclusive, 0, time.Minute)
+	if d := h.leaseTTL("k", "w"); d != kv.TTLMissing {
+		t.Fatalf("LeaseTTL of a writer's intent: %v, want kv.TTLMissing", d)
+	}
+	h.release("k", "w")
+	if !h.release("k", "a") {
+		t.Fatal("a's release: false")
+	}
+	if d := h.leaseTTL("k", "a"); d != kv.TTLMissing {
+		t.Fatalf("LeaseTTL of a released holder: %v, want kv.TTLMissing", d)
+	}
+	if d := h.leaseTTL("k", "b"); !h.within(d, 2*time.Minute, time.Since(start)) {
+		t.Fatalf("LeaseTTL of the holder left: %v", d)
+	}
+	// An expired holder beside a live one, and a key whose holders all
+	// expired.
+	start = time.Now()
+	h.grant("e", "long", permit, 3)
+	h.acquire("e", "short", permit, 3, h.short(), 0)
+	h.acquire("f", "short", exclusive, 0, h.short(), 0)
+	h.waitShort()
+	if d, f := h.leaseTTL("e", "short"), h.leaseTTL("f", "short"); d != kv.TTLMissing || f != kv.TTLMissing {
+		t.Fatalf("LeaseTTL of expired holders: %v, %v, want kv.TTLMissing", d, f)
+	}
+	if d := h.leaseTTL("e", "long"); !h.within(d, time.Minute, time.Since(start)) {
+		t.Fatalf("LeaseTTL of the live holder beside an expired one: %v", d)
+	}
+	// A plain value is not a lease set; bad tokens are refused.
+	h.set("v", "plain", time.Minute)
+	if _, err := h.l.LeaseTTL("v", []byte("a")); !errors.Is(err, kv.ErrNotLease) {
+		t.Fatalf("LeaseTTL of a plain value: %v, want kv.ErrNotLease", err)
+	}
+	for _, tok := range [][]byte{nil, []byte(strings.Repeat("t", kv.MaxLeaseToken+1))} {
+		if _, err := h.l.LeaseTTL("k", tok); !errors.Is(err, kv.ErrBadLease) {
+			t.Fatalf("LeaseTTL with a %d-byte token: %v, want kv.ErrBadLease", len(tok), err)
+		}
 	}
 }
