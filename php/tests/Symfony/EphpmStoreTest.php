@@ -8,11 +8,13 @@ use Ephpm\Bridge\Symfony\EphpmStore;
 use Ephpm\Bridge\Tests\Support\Expiry;
 use Ephpm\Bridge\Tests\Support\Processes;
 use PHPUnit\Framework\TestCase;
+use Symfony\Component\Lock\BlockingSharedLockStoreInterface;
 use Symfony\Component\Lock\BlockingStoreInterface;
 use Symfony\Component\Lock\Exception\InvalidArgumentException;
 use Symfony\Component\Lock\Exception\InvalidTtlException;
 use Symfony\Component\Lock\Exception\LockConflictedException;
 use Symfony\Component\Lock\Exception\LockExpiredException;
+use Symfony\Component\Lock\Exception\UnserializableKeyException;
 use Symfony\Component\Lock\Key;
 use Symfony\Component\Lock\LockFactory;
 use Symfony\Component\Lock\PersistingStoreInterface;
@@ -47,6 +49,7 @@ final class EphpmStoreTest extends TestCase
     {
         $this->assertInstanceOf(PersistingStoreInterface::class, $this->getStore());
         $this->assertInstanceOf(BlockingStoreInterface::class, $this->getStore());
+        $this->assertInstanceOf(BlockingSharedLockStoreInterface::class, $this->getStore()); // and so SharedLockStoreInterface
     }
 
     public function testSave(): void
@@ -412,6 +415,228 @@ final class EphpmStoreTest extends TestCase
         $this->getStore()->save(new Key(str_repeat('k', 70000)));
     }
 
+    // --- SharedLockStoreTestTrait -------------------------------------------
+
+    // Symfony's SharedLockStoreTestTrait (not shipped by Debian either): read
+    // locks shared among Keys, a write lock excluding them, promotion and
+    // demotion; the state of the holders checked after every step.
+
+    public function testSharedLockReadFirst(): void
+    {
+        $store = $this->getStore();
+        $resource = $this->resource();
+        [$key1, $key2, $key3] = [new Key($resource), new Key($resource), new Key($resource)];
+
+        $store->saveRead($key1);
+        $this->assertHolders($store, [true, false, false], [$key1, $key2, $key3]);
+        $store->saveRead($key2);
+        $this->assertHolders($store, [true, true, false], [$key1, $key2, $key3], 'two readers at once');
+
+        try {
+            $store->save($key3);
+            $this->fail('a writer must not get a resource others read');
+        } catch (LockConflictedException $e) {
+        }
+        $this->assertHolders($store, [true, true, false], [$key1, $key2, $key3], 'the refused writer changed nothing');
+
+        $store->delete($key1);
+        $this->assertHolders($store, [false, true, false], [$key1, $key2, $key3]);
+        $store->delete($key2);
+        $this->assertHolders($store, [false, false, false], [$key1, $key2, $key3]);
+
+        $store->save($key3);
+        $this->assertHolders($store, [false, false, true], [$key1, $key2, $key3], 'the last reader gone, the writer gets it');
+        $store->delete($key3);
+        $this->assertHolders($store, [false, false, false], [$key1, $key2, $key3]);
+    }
+
+    public function testSharedLockWriteFirst(): void
+    {
+        $store = $this->getStore();
+        $resource = $this->resource();
+        [$key1, $key2] = [new Key($resource), new Key($resource)];
+
+        $store->save($key1);
+        $this->assertHolders($store, [true, false], [$key1, $key2]);
+        try {
+            $store->saveRead($key2);
+            $this->fail('a reader must not get a resource someone writes');
+        } catch (LockConflictedException $e) {
+        }
+        $this->assertHolders($store, [true, false], [$key1, $key2], 'the refused reader changed nothing');
+
+        $store->delete($key1);
+        $this->assertHolders($store, [false, false], [$key1, $key2]);
+        $store->save($key2);
+        $this->assertHolders($store, [false, true], [$key1, $key2]);
+        $store->delete($key2);
+        $this->assertHolders($store, [false, false], [$key1, $key2]);
+    }
+
+    public function testSharedLockPromote(): void
+    {
+        $store = $this->getStore();
+        $resource = $this->resource();
+        [$key1, $key2] = [new Key($resource), new Key($resource)];
+
+        $store->saveRead($key1);
+        $store->saveRead($key2);
+        $this->assertHolders($store, [true, true], [$key1, $key2]);
+        try {
+            $store->save($key1);
+            $this->fail('a reader must not become the writer while another reads');
+        } catch (LockConflictedException $e) {
+        }
+        $this->assertHolders($store, [true, true], [$key1, $key2], 'the refused promotion left both reading');
+        $store->delete($key1);
+        $store->delete($key2);
+    }
+
+    public function testSharedLockPromoteAllowed(): void
+    {
+        $store = $this->getStore();
+        $resource = $this->resource();
+        [$key1, $key2] = [new Key($resource), new Key($resource)];
+
+        $store->saveRead($key1);
+        $store->save($key1); // the only reader becomes the writer
+        try {
+            $store->saveRead($key2);
+            $this->fail('a reader must not get a resource someone writes');
+        } catch (LockConflictedException $e) {
+        }
+        $this->assertHolders($store, [true, false], [$key1, $key2]);
+
+        $store->delete($key1);
+        $store->saveRead($key2);
+        $this->assertHolders($store, [false, true], [$key1, $key2]);
+        $store->delete($key2);
+    }
+
+    public function testSharedLockDemote(): void
+    {
+        $store = $this->getStore();
+        $resource = $this->resource();
+        [$key1, $key2, $key3] = [new Key($resource), new Key($resource), new Key($resource)];
+
+        $store->save($key1);
+        $store->saveRead($key1); // the writer becomes a reader
+        $store->saveRead($key2);
+        $this->assertHolders($store, [true, true], [$key1, $key2], 'the demoted writer reads beside another reader');
+        try {
+            $store->save($key3);
+            $this->fail('a writer must not get a resource others read');
+        } catch (LockConflictedException $e) {
+        }
+        $store->delete($key1);
+        $store->delete($key2);
+        $this->assertHolders($store, [false, false, false], [$key1, $key2, $key3]);
+    }
+
+    // --- read locks: leases ----------------------------------------------------
+
+    public function testSaveReadTwiceRenews(): void
+    {
+        $store = $this->getStore();
+        $resource = $this->resource();
+        [$key1, $key2] = [new Key($resource), new Key($resource)];
+
+        $store->saveRead($key1);
+        $store->saveRead($key1);
+        $this->assertSame(1, \Ephpm\Semaphore::holders('sf-lock:' . $resource), 'the same reader, not a second one');
+        $store->saveRead($key2);
+        $this->assertSame(2, \Ephpm\Semaphore::holders('sf-lock:' . $resource));
+        $store->delete($key1);
+        $store->delete($key2);
+        $this->assertFalse(ephpm_kv_exists('sf-lock:' . $resource), 'no reader left, no key left');
+    }
+
+    /** Each reader has its own lease: one that is not refreshed runs out, the refreshed one stays. */
+    public function testReadLeaseExpiresUnlessRefreshed(): void
+    {
+        $store = $this->getStore(2 * self::CLOCK_DELAY / 1000000);
+        $resource = $this->resource();
+        [$key1, $key2] = [new Key($resource), new Key($resource)];
+
+        $store->saveRead($key1);
+        $store->saveRead($key2);
+        $store->putOffExpiration($key2, 30);
+        // until the store dropped it (on etcd a lease outlives its TTL by up to a second)
+        Expiry::waitPast(2 * self::CLOCK_DELAY / 1000000, 3 * self::CLOCK_DELAY / 1000000, fn () => \Ephpm\Semaphore::holders('sf-lock:' . $resource) === 1);
+        $this->assertHolders($store, [false, true], [$key1, $key2], 'the first reader ran out alone');
+        $this->assertGreaterThan(10, ephpm_kv_ttl('sf-lock:' . $resource), 'the refresh set the lease to 30 s, not the initial 0.2 s');
+        try {
+            $store->putOffExpiration($key1, 30);
+            $this->fail('a reader whose lease ran out is not re-taken by a refresh');
+        } catch (LockConflictedException $e) {
+        }
+        $store->delete($key2);
+        $this->assertFalse($store->exists($key2));
+    }
+
+    /** A reader that overran its lease cannot release the writer that came next. */
+    public function testOverrunReaderDoesNotReleaseTheWriter(): void
+    {
+        $store = $this->getStore(2 * self::CLOCK_DELAY / 1000000);
+        $resource = $this->resource();
+        [$reader, $writer] = [new Key($resource), new Key($resource)];
+
+        $store->saveRead($reader);
+        Expiry::waitPast(2 * self::CLOCK_DELAY / 1000000, 3 * self::CLOCK_DELAY / 1000000, fn () => !ephpm_kv_exists('sf-lock:' . $resource));
+        $this->getStore()->save($writer);
+        $store->delete($reader);
+        $this->assertTrue($store->exists($writer), "the late reader's release removed the writer's lock");
+        $this->assertFalse($store->exists($reader));
+        $store->delete($writer);
+    }
+
+    /** A Key holding a read lock (a lease of this process) cannot be serialized; one holding the write lock can. */
+    public function testReadKeyIsUnserializable(): void
+    {
+        $store = $this->getStore();
+        $key = new Key($this->resource());
+        $store->save($key);
+        $this->assertIsString(serialize($key));
+        $store->saveRead($key);
+        $this->expectException(UnserializableKeyException::class);
+        serialize($key);
+    }
+
+    /** LockFactory: acquireRead shares, a blocking acquireRead waits for the writer's TTL to run out. */
+    public function testLockFactoryReadLocks(): void
+    {
+        $factory = new LockFactory($this->getStore());
+        $resource = $this->resource();
+        $r1 = $factory->createLock($resource, 30);
+        $r2 = $factory->createLock($resource, 30);
+        $w = $factory->createLock($resource, 30);
+        $this->assertTrue($r1->acquireRead());
+        $this->assertTrue($r2->acquireRead());
+        $this->assertFalse($w->acquire(), 'readers hold it');
+        $r1->release();
+        $r2->release();
+        $this->assertTrue($w->acquire());
+        $w->release();
+
+        $writer = $factory->createLock($resource, 0.3, false);
+        $this->assertTrue($writer->acquire());
+        $reader = $factory->createLock($resource, 30);
+        $start = microtime(true);
+        $this->assertTrue($reader->acquireRead(true)); // waitAndSaveRead
+        $this->assertGreaterThan(0.2, microtime(true) - $start, 'waited for the writer');
+        $this->assertTrue($reader->isAcquired());
+        $reader->release();
+    }
+
+    /**
+     * @param list<bool> $want whether each of $keys holds the resource (read or write)
+     * @param list<Key>  $keys
+     */
+    private function assertHolders(EphpmStore $store, array $want, array $keys, string $message = ''): void
+    {
+        $this->assertSame($want, array_map(fn (Key $k) => $store->exists($k), $keys), $message);
+    }
+
     // --- across processes ------------------------------------------------------
 
     /** The token lives in the Key: a serialized Key owns the lock in another process. */
@@ -472,6 +697,64 @@ final class EphpmStoreTest extends TestCase
         }
         $this->assertSame('120', ephpm_kv_get($counter));
         ephpm_kv_del($counter);
+    }
+
+    /** Read locks in two processes share the resource and keep a writer out until both are released. */
+    public function testReadersAndWriterAcrossProcesses(): void
+    {
+        $this->requireSharedStore();
+        $store = $this->getStore();
+        $resource = $this->resource();
+        [$child, $out] = $this->child('read', $resource, '30', '0.5');
+        $this->assertSame("reading\n", fgets($out));
+
+        $reader = new Key($resource);
+        $writer = new Key($resource);
+        $store->saveRead($reader); // beside the other process's reader
+        $this->assertSame(2, \Ephpm\Semaphore::holders('sf-lock:' . $resource));
+        try {
+            $store->save($writer);
+            $this->fail('a writer must not get a resource two processes read');
+        } catch (LockConflictedException $e) {
+        }
+        $this->assertSame("released\n", fgets($out));
+        $this->assertSame(0, proc_close($child));
+        try {
+            $store->save($writer);
+            $this->fail('this process still reads');
+        } catch (LockConflictedException $e) {
+        }
+        $store->delete($reader);
+        $store->save($writer);
+
+        [$child, $out] = $this->child('read', $resource, '30', '0');
+        $this->assertSame("conflict\n", fgets($out), "the other process's reader is refused while this one writes");
+        $this->assertSame(0, proc_close($child));
+        $this->assertTrue($store->exists($writer));
+        $store->delete($writer);
+    }
+
+    /** A reader SIGKILLed while reading keeps the writer out for its own TTL only. */
+    public function testKilledReaderHoldsTheWriterForItsTtlOnly(): void
+    {
+        $this->requireSharedStore();
+        $store = $this->getStore();
+        $resource = $this->resource();
+        [$child, $out] = $this->child('read', $resource, '1', '60');
+        $this->assertSame("reading\n", fgets($out));
+        proc_terminate($child, 9);
+        proc_close($child);
+
+        $writer = new Key($resource);
+        try {
+            $store->save($writer);
+            $this->fail("a killed reader's lease still holds until its TTL");
+        } catch (LockConflictedException $e) {
+        }
+        Expiry::waitPast(1, 1.2, fn () => !ephpm_kv_exists('sf-lock:' . $resource));
+        $store->save($writer);
+        $this->assertTrue($store->exists($writer));
+        $store->delete($writer);
     }
 
     private function requireSharedStore(): void

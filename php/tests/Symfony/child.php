@@ -19,6 +19,20 @@ switch ($action) {
         $store->delete($key);
         echo $store->exists($key) ? "still\n" : "released\n";
         break;
+    case 'read': // read RESOURCE TTL SECONDS: a read lock with TTL, say "reading" (or "conflict"), hold, release, say "released"
+        $store = new EphpmStore((float) $argv[3]);
+        $key = new Key($argv[2]);
+        try {
+            $store->saveRead($key);
+        } catch (Symfony\Component\Lock\Exception\LockConflictedException $e) {
+            echo "conflict\n";
+            break;
+        }
+        echo "reading\n";
+        usleep((int) ($argv[4] * 1e6));
+        $store->delete($key);
+        echo $store->exists($key) ? "still\n" : "released\n";
+        break;
     case 'key': // key SERIALIZED-KEY: whether the key (token in its state) holds it here, then release it
         $store = new EphpmStore();
         $key = unserialize(base64_decode($argv[2]));
