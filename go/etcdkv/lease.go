@@ -404,7 +404,7 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 // guard is put, as every lease write does, and keeps its lease: it may
 // then outlive the entries left, never fall short of them).
 func (e *Engine) LeaseRelease(key string, token []byte) (bool, error) {
-	if err := errors.Join(kv.CheckKey(key), kv.CheckLeaseToken(token)); err != nil {
+	if err := kv.CheckLeaseHolder(key, token); err != nil {
 		return false, err
 	}
 	cl, ctx, cancel, err := e.op()
@@ -466,7 +466,7 @@ func (e *Engine) LeaseRelease(key string, token []byte) (bool, error) {
 // LeaseRenew implements kv.Leases: token's holder put again (same mode,
 // same create revision, so same fence) on a lease of ttl.
 func (e *Engine) LeaseRenew(key string, token []byte, ttl time.Duration) (bool, error) {
-	if err := errors.Join(kv.CheckKey(key), kv.CheckLeaseToken(token), kv.CheckLeaseTTL(ttl)); err != nil {
+	if err := kv.CheckLeaseRenew(key, token, ttl); err != nil {
 		return false, err
 	}
 	cl, ctx, cancel, err := e.op()
@@ -535,7 +535,7 @@ func (e *Engine) LeaseCount(key string) (int64, error) {
 // 64th of it, as the holder itself may; its last second reads as 1 ms,
 // never 0, as TTL's does.
 func (e *Engine) LeaseTTL(key string, token []byte) (time.Duration, error) {
-	if err := errors.Join(kv.CheckKey(key), kv.CheckLeaseToken(token)); err != nil {
+	if err := kv.CheckLeaseHolder(key, token); err != nil {
 		return 0, err
 	}
 	cl, ctx, cancel, err := e.op()

@@ -149,3 +149,19 @@ func CheckRateLimit(limit int64, window time.Duration) error {
 	}
 	return nil
 }
+
+// CheckLeaseHolder validates the key and token of an op on one holder.
+func CheckLeaseHolder(key string, token []byte) error {
+	if err := CheckKey(key); err != nil {
+		return err
+	}
+	return CheckLeaseToken(token)
+}
+
+// CheckLeaseRenew validates LeaseRenew's arguments.
+func CheckLeaseRenew(key string, token []byte, ttl time.Duration) error {
+	if err := CheckLeaseHolder(key, token); err != nil {
+		return err
+	}
+	return CheckLeaseTTL(ttl)
+}

@@ -37,10 +37,7 @@ func (c *Cluster) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limi
 
 // LeaseRelease implements kv.Leases.
 func (c *Cluster) LeaseRelease(key string, token []byte) (bool, error) {
-	if err := kv.CheckKey(key); err != nil {
-		return false, err
-	}
-	if err := kv.CheckLeaseToken(token); err != nil {
+	if err := kv.CheckLeaseHolder(key, token); err != nil {
 		return false, err
 	}
 	n, err := c.evalInt(scriptLeaseRelease, []string{key}, token)
@@ -49,13 +46,7 @@ func (c *Cluster) LeaseRelease(key string, token []byte) (bool, error) {
 
 // LeaseRenew implements kv.Leases.
 func (c *Cluster) LeaseRenew(key string, token []byte, ttl time.Duration) (bool, error) {
-	if err := kv.CheckKey(key); err != nil {
-		return false, err
-	}
-	if err := kv.CheckLeaseToken(token); err != nil {
-		return false, err
-	}
-	if err := kv.CheckLeaseTTL(ttl); err != nil {
+	if err := kv.CheckLeaseRenew(key, token, ttl); err != nil {
 		return false, err
 	}
 	px, _ := ms(ttl)
@@ -73,10 +64,7 @@ func (c *Cluster) LeaseCount(key string) (int64, error) {
 
 // LeaseTTL implements kv.Leases.
 func (c *Cluster) LeaseTTL(key string, token []byte) (time.Duration, error) {
-	if err := kv.CheckKey(key); err != nil {
-		return 0, err
-	}
-	if err := kv.CheckLeaseToken(token); err != nil {
+	if err := kv.CheckLeaseHolder(key, token); err != nil {
 		return 0, err
 	}
 	n, err := c.evalInt(scriptLeaseTTL, []string{key}, token)

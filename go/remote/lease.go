@@ -75,10 +75,7 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 
 // LeaseRelease implements kv.Leases.
 func (e *Engine) LeaseRelease(key string, token []byte) (bool, error) {
-	if err := kv.CheckKey(key); err != nil {
-		return false, err
-	}
-	if err := kv.CheckLeaseToken(token); err != nil {
+	if err := kv.CheckLeaseHolder(key, token); err != nil {
 		return false, err
 	}
 	return e.boolCmd(func(c *client) {
@@ -96,13 +93,7 @@ func (e *Engine) LeaseRelease(key string, token []byte) (bool, error) {
 
 // LeaseRenew implements kv.Leases.
 func (e *Engine) LeaseRenew(key string, token []byte, ttl time.Duration) (bool, error) {
-	if err := kv.CheckKey(key); err != nil {
-		return false, err
-	}
-	if err := kv.CheckLeaseToken(token); err != nil {
-		return false, err
-	}
-	if err := kv.CheckLeaseTTL(ttl); err != nil {
+	if err := kv.CheckLeaseRenew(key, token, ttl); err != nil {
 		return false, err
 	}
 	px, _ := ms(ttl)
@@ -137,10 +128,7 @@ func (e *Engine) LeaseCount(key string) (int64, error) {
 
 // LeaseTTL implements kv.Leases: a read, in microseconds on the wire.
 func (e *Engine) LeaseTTL(key string, token []byte) (time.Duration, error) {
-	if err := kv.CheckKey(key); err != nil {
-		return 0, err
-	}
-	if err := kv.CheckLeaseToken(token); err != nil {
+	if err := kv.CheckLeaseHolder(key, token); err != nil {
 		return 0, err
 	}
 	n, err := e.intCmd(func(c *client) {

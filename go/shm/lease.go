@@ -359,10 +359,7 @@ func (e *Engine) moveExpiry(st *stripe, off uint64, sc *leaseScan, exp int64) {
 // is zeroed, or the record removed with the last live entry; either wakes
 // WaitRelease sleepers.
 func (e *Engine) LeaseRelease(key string, token []byte) (bool, error) {
-	if err := kv.CheckKey(key); err != nil {
-		return false, err
-	}
-	if err := kv.CheckLeaseToken(token); err != nil {
+	if err := kv.CheckLeaseHolder(key, token); err != nil {
 		return false, err
 	}
 	var c clock
@@ -386,13 +383,7 @@ func (e *Engine) LeaseRelease(key string, token []byte) (bool, error) {
 
 // LeaseRenew implements kv.Leases: in place, as a re-acquire is.
 func (e *Engine) LeaseRenew(key string, token []byte, ttl time.Duration) (bool, error) {
-	if err := kv.CheckKey(key); err != nil {
-		return false, err
-	}
-	if err := kv.CheckLeaseToken(token); err != nil {
-		return false, err
-	}
-	if err := kv.CheckLeaseTTL(ttl); err != nil {
+	if err := kv.CheckLeaseRenew(key, token, ttl); err != nil {
 		return false, err
 	}
 	var c clock
@@ -427,10 +418,7 @@ func (e *Engine) LeaseCount(key string) (int64, error) {
 
 // LeaseTTL implements kv.Leases: a read of token's expiry word.
 func (e *Engine) LeaseTTL(key string, token []byte) (time.Duration, error) {
-	if err := kv.CheckKey(key); err != nil {
-		return 0, err
-	}
-	if err := kv.CheckLeaseToken(token); err != nil {
+	if err := kv.CheckLeaseHolder(key, token); err != nil {
 		return 0, err
 	}
 	var c clock

@@ -248,10 +248,7 @@ func (s *Store) acquireStep(key string, old *item, loaded bool, fresh *item, tok
 
 // LeaseRelease implements kv.Leases.
 func (s *Store) LeaseRelease(key string, token []byte) (bool, error) {
-	if err := kv.CheckKey(key); err != nil {
-		return false, err
-	}
-	if err := kv.CheckLeaseToken(token); err != nil {
+	if err := kv.CheckLeaseHolder(key, token); err != nil {
 		return false, err
 	}
 	var released bool
@@ -275,13 +272,7 @@ func (s *Store) LeaseRelease(key string, token []byte) (bool, error) {
 
 // LeaseRenew implements kv.Leases.
 func (s *Store) LeaseRenew(key string, token []byte, ttl time.Duration) (bool, error) {
-	if err := kv.CheckKey(key); err != nil {
-		return false, err
-	}
-	if err := kv.CheckLeaseToken(token); err != nil {
-		return false, err
-	}
-	if err := kv.CheckLeaseTTL(ttl); err != nil {
+	if err := kv.CheckLeaseRenew(key, token, ttl); err != nil {
 		return false, err
 	}
 	var renewed bool
@@ -362,10 +353,7 @@ func (s *Store) leaseDone(key string, it *item, wrote bool, latest int64) (*item
 // LeaseTTL implements kv.Leases: a read, the set's expired entries dropped
 // as any lease op drops them.
 func (s *Store) LeaseTTL(key string, token []byte) (time.Duration, error) {
-	if err := kv.CheckKey(key); err != nil {
-		return 0, err
-	}
-	if err := kv.CheckLeaseToken(token); err != nil {
+	if err := kv.CheckLeaseHolder(key, token); err != nil {
 		return 0, err
 	}
 	left := kv.TTLMissing
