@@ -88,13 +88,11 @@ var shared *cluster // the conformance tests' cluster
 
 func TestMain(m *testing.M) {
 	// The conformance checks run in parallel (kvtest.Target.Parallel) and
-	// mostly wait out 1 s leases and consensus rounds, not for a CPU (the
-	// TTLRange and IncrExact checks split into parallel parts): more of
-	// them at once than -parallel's default (GOMAXPROCS), unless
-	// -parallel was given.
+	// mostly wait out 1 s leases, not for a CPU: more of them at once
+	// than -parallel's default (GOMAXPROCS), unless -parallel was given.
 	flag.Parse()
 	if f := flag.Lookup("test.parallel"); f != nil && f.Value.String() == f.DefValue {
-		flag.Set("test.parallel", "16")
+		flag.Set("test.parallel", "8")
 	}
 	c, err := startCluster(portBase())
 	if err != nil {
