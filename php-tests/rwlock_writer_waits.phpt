@@ -8,6 +8,10 @@ if (!function_exists('pcntl_fork')) die('skip pcntl not available'); ?>
 <?php
 declare(strict_types=1);
 $name = 'ww:' . getmypid();
+// Under valgrind on a loaded machine a child's Go start-up alone can take
+// tens of seconds: the alarms that end a hung child (or this process) are
+// generous, the bounds that matter below are timed from stamps.
+const ALARM = 120;
 // Both children are forked before this process first uses the store (a Go
 // runtime does not survive fork()). No step is timed against another
 // process's sleep (valgrind or a loaded machine stretches any of them): the
@@ -15,7 +19,7 @@ $name = 'ww:' . getmypid();
 // clock for every process of the host) when it lets go.
 $reader = pcntl_fork();
 if ($reader === 0) {
-    pcntl_alarm(30); // a failing parent must not leave it behind
+    pcntl_alarm(ALARM); // a failing parent must not leave it behind
     $r = Ephpm\ReadWriteLock::read($name, 30);
     ephpm_kv_set("$name:ready", '1');
     while (!ephpm_kv_exists("$name:probed")) {
@@ -31,7 +35,8 @@ if ($reader === 0) {
 // Exit code 1: refused; 2: let in ahead of the writer.
 $probe = pcntl_fork();
 if ($probe === 0) {
-    pcntl_alarm(30);
+    pcntl_alarm(ALARM);
+    ephpm_kv_set("$name:probe-up", '1');
     while (!ephpm_kv_exists("$name:writing")) {
         usleep(1000);
     }
@@ -44,7 +49,8 @@ if ($probe === 0) {
     ephpm_kv_set("$name:probed", '1');
     exit($in === null ? 1 : 2);
 }
-while (!ephpm_kv_exists("$name:ready")) {
+pcntl_alarm(ALARM + 10);
+while (!ephpm_kv_exists("$name:ready") || !ephpm_kv_exists("$name:probe-up")) {
     usleep(1000);
 }
 // Too short a wait: null, and readers are not kept out afterwards.
@@ -54,10 +60,10 @@ var_dump($late !== null);
 $late?->release();
 
 // Long enough: it waits out the reader (gets in after the reader's stamp,
-// and soon after it, not at the end of its 10 s wait); a reader arriving
+// and soon after it, not at the end of its 30 s wait); a reader arriving
 // meanwhile is refused.
 ephpm_kv_set("$name:writing", '1');
-$w = Ephpm\ReadWriteLock::write($name, 30, 10);
+$w = Ephpm\ReadWriteLock::write($name, 30, 30);
 $got = hrtime(true);
 $leaving = (int) ephpm_kv_get("$name:leaving");
 var_dump($w !== null, $leaving > 0 && $got >= $leaving && $got - $leaving < 3 * 1_000_000_000 ?: ($got - $leaving) / 1e9);
