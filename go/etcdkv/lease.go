@@ -449,8 +449,8 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 
 // LeaseRelease implements kv.Leases: token's holder and intent deleted in
 // one transaction, with the guard when nothing else is left (else the
-// guard is put, as every lease write does, and keeps its lease: it may
-// then outlive the entries left, never fall short of them).
+// guard is put, as every lease write does, and keeps its lease unless it
+// would outlive the entries left by more than a little: guardShrunk).
 func (e *Engine) LeaseRelease(key string, token []byte) (bool, error) {
 	if err := kv.CheckLeaseHolder(key, token); err != nil {
 		return false, err
