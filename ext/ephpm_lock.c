@@ -166,7 +166,7 @@ void ephpm_lock_release_held(void)
 		release_unused(EPHPM_G(held_locks), "at the end of the request");
 	}
 	if (EPHPM_G(end_unreleased) > 1) {
-		php_error_docref(NULL, E_WARNING, "%ld more locks were not released at the end of the request: the store "
+		php_error_docref(NULL, E_WARNING, "%ld more locks or leases were not released at the end of the request: the store "
 			"did not answer; they are freed when their TTL runs out", (long)EPHPM_G(end_unreleased) - 1);
 	}
 	EPHPM_G(end_unreleased) = 0;

@@ -28,8 +28,8 @@ Fatal error: giving up in %s
 
 Warning: PHP Request Shutdown: Could not release Ephpm\%s "%s" at the end of the request: %sin time%s
 
-Warning: PHP Request Shutdown: 5 more locks were not released at the end of the request: the store did not answer; they are freed when their TTL runs out in Unknown on line 0
+Warning: PHP Request Shutdown: 5 more locks or leases were not released at the end of the request: the store did not answer; they are freed when their TTL runs out in Unknown on line 0
 == normal end
 Warning: PHP Request Shutdown: Could not release Ephpm\%s "%s" on destruction: %sin time%s
 
-Warning: PHP Request Shutdown: 5 more locks were not released at the end of the request: the store did not answer; they are freed when their TTL runs out in Unknown on line 0
+Warning: PHP Request Shutdown: 5 more locks or leases were not released at the end of the request: the store did not answer; they are freed when their TTL runs out in Unknown on line 0

@@ -45,11 +45,11 @@ Fatal error: giving up in %s
 
 Warning: PHP Request Shutdown: Could not release lock "fatal %d" at the end of the request: %sin time%s
 
-Warning: PHP Request Shutdown: 7 more locks were not released at the end of the request: the store did not answer; they are freed when their TTL runs out in Unknown on line 0
+Warning: PHP Request Shutdown: 7 more locks or leases were not released at the end of the request: the store did not answer; they are freed when their TTL runs out in Unknown on line 0
 == normal end
 Warning: PHP Request Shutdown: Could not release lock "normal end %d" on destruction: %sin time%s
 
-Warning: PHP Request Shutdown: 7 more locks were not released at the end of the request: the store did not answer; they are freed when their TTL runs out in Unknown on line 0
+Warning: PHP Request Shutdown: 7 more locks or leases were not released at the end of the request: the store did not answer; they are freed when their TTL runs out in Unknown on line 0
 == unset
 Warning: Unknown: Could not release lock "dropped" on destruction: %sin time%s
 unset done

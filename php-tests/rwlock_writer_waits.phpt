@@ -7,46 +7,66 @@ if (!function_exists('pcntl_fork')) die('skip pcntl not available'); ?>
 --FILE--
 <?php
 declare(strict_types=1);
-require_once __DIR__ . '/lease.inc';
 $name = 'ww:' . getmypid();
-$hold = ephpm_test_on_etcd() ? 1.5 : 0.3;
+// Under valgrind on a loaded machine a child's Go start-up alone can take
+// tens of seconds: the alarms that end a hung child (or this process) are
+// generous, the bounds that matter below are timed from stamps.
+const ALARM = 120;
 // Both children are forked before this process first uses the store (a Go
-// runtime does not survive fork()). One reader holds for $hold s.
+// runtime does not survive fork()). No step is timed against another
+// process's sleep (valgrind or a loaded machine stretches any of them): the
+// reader holds until the probe has tried, and stamps (hrtime, one monotonic
+// clock for every process of the host) when it lets go.
 $reader = pcntl_fork();
 if ($reader === 0) {
-    pcntl_alarm(30); // a failing parent must not leave it behind
+    pcntl_alarm(ALARM); // a failing parent must not leave it behind
     $r = Ephpm\ReadWriteLock::read($name, 30);
     ephpm_kv_set("$name:ready", '1');
-    usleep((int) ($hold * 1e6));
+    while (!ephpm_kv_exists("$name:probed")) {
+        usleep(1000);
+    }
+    ephpm_kv_set("$name:leaving", (string) hrtime(true));
     $r->release();
     exit(0);
 }
-// The other comes as a new reader 0.1 s after the writer started waiting.
+// The probe comes as a new reader once the writer is waiting, and tries
+// again (releasing at once) until refused: a try can come before the writer
+// has posted its intent; without an intent, every try for 5 s gets in.
 // Exit code 1: refused; 2: let in ahead of the writer.
 $probe = pcntl_fork();
 if ($probe === 0) {
-    pcntl_alarm(30);
+    pcntl_alarm(ALARM);
+    ephpm_kv_set("$name:probe-up", '1');
     while (!ephpm_kv_exists("$name:writing")) {
         usleep(1000);
     }
     usleep(100000);
-    exit(Ephpm\ReadWriteLock::read($name, 30) === null ? 1 : 2);
+    $end = hrtime(true) + 5 * 1_000_000_000;
+    while (($in = Ephpm\ReadWriteLock::read($name, 30)) !== null && hrtime(true) < $end) {
+        $in->release();
+        usleep(20000);
+    }
+    ephpm_kv_set("$name:probed", '1');
+    exit($in === null ? 1 : 2);
 }
-while (!ephpm_kv_exists("$name:ready")) {
+pcntl_alarm(ALARM + 10);
+while (!ephpm_kv_exists("$name:ready") || !ephpm_kv_exists("$name:probe-up")) {
     usleep(1000);
 }
 // Too short a wait: null, and readers are not kept out afterwards.
-$start = microtime(true);
 var_dump(Ephpm\ReadWriteLock::write($name, 30, 0.05));
 $late = Ephpm\ReadWriteLock::read($name, 30);
 var_dump($late !== null);
 $late?->release();
 
-// Long enough: it waits out the reader; a reader arriving meanwhile is refused.
+// Long enough: it waits out the reader (gets in after the reader's stamp,
+// and soon after it, not at the end of its 30 s wait); a reader arriving
+// meanwhile is refused.
 ephpm_kv_set("$name:writing", '1');
-$w = Ephpm\ReadWriteLock::write($name, 30, 10);
-$took = microtime(true) - $start;
-var_dump($w !== null, $took >= $hold * 0.8 && $took < $hold + 2);
+$w = Ephpm\ReadWriteLock::write($name, 30, 30);
+$got = hrtime(true);
+$leaving = (int) ephpm_kv_get("$name:leaving");
+var_dump($w !== null, $leaving > 0 && $got >= $leaving && $got - $leaving < 3 * 1_000_000_000 ?: ($got - $leaving) / 1e9);
 pcntl_waitpid($probe, $status);
 echo 'a reader arriving while the writer waited: ', pcntl_wexitstatus($status) === 1 ? 'refused' : 'let in', "\n";
 pcntl_waitpid($reader, $status);

@@ -227,6 +227,51 @@ func (e *Engine) guardOn(ctx context.Context, cl *clientv3.Client, s *leaseSet, 
 	return clientv3.WithLease(both.id), nil
 }
 
+// guardShrunk is the guard of a write that shortens token's holder (to
+// end at end) or removes it (end zero), its intent too when dropIntent:
+// guardOn only ever lengthens the guard's lease, so without this the key
+// would outlive its last entry by the longer ttl that entry had, and a
+// plain SetNX of the name (a Symfony writer) be refused with nobody
+// holding it. The guard keeps its lease (keep) while the other entries
+// may need it, else it moves to one that ends after them (the slack keeps
+// a renewal of a similar ttl from moving it every time).
+func (e *Engine) guardShrunk(ctx context.Context, cl *clientv3.Client, s *leaseSet, token []byte, dropIntent bool, end time.Time, keep clientv3.OpOption) (clientv3.OpOption, error) {
+	if s.guardRev == 0 || !isShared(s.guardLease) {
+		return keep, nil
+	}
+	gs, err := e.spanOf(ctx, cl, s.guardLease)
+	if err != nil {
+		return nil, err
+	}
+	others := func(m map[string]leaseEntry, skip bool) error {
+		for tok, ent := range m {
+			if skip && tok == string(token) || ent.lease == clientv3.NoLease {
+				continue
+			}
+			sp, err := e.spanOf(ctx, cl, ent.lease)
+			if err != nil {
+				return err
+			}
+			if sp.hi.After(end) {
+				end = sp.hi
+			}
+		}
+		return nil
+	}
+	if err := errors.Join(others(s.holders, true), others(s.intents, dropIntent)); err != nil {
+		return nil, err
+	}
+	left := time.Until(end)
+	if left <= 0 || !gs.lo.After(end.Add(left/64+2*time.Second)) {
+		return keep, nil
+	}
+	l, err := e.sharedFor(ctx, cl, left)
+	if err != nil {
+		return nil, err
+	}
+	return clientv3.WithLease(l.id), nil
+}
+
 // guardOverAll puts a guard whose lease a plain Persist or Expire set (none,
 // or one not shared), which may end before the entries or never, on a
 // lease that outlives every entry read and end: as on the other engines, a
@@ -372,6 +417,9 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 			return 0, false, nil
 		}
 		guard, err := e.guardOn(ctx, cl, s, ent)
+		if err == nil && granted && holds {
+			guard, err = e.guardShrunk(ctx, cl, s, token, true, ent.hi, guard)
+		}
 		if err != nil {
 			return 0, false, err
 		}
@@ -401,8 +449,8 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 
 // LeaseRelease implements kv.Leases: token's holder and intent deleted in
 // one transaction, with the guard when nothing else is left (else the
-// guard is put, as every lease write does, and keeps its lease: it may
-// then outlive the entries left, never fall short of them).
+// guard is put, as every lease write does, and keeps its lease unless it
+// would outlive the entries left by more than a little: guardShrunk).
 func (e *Engine) LeaseRelease(key string, token []byte) (bool, error) {
 	if err := kv.CheckLeaseHolder(key, token); err != nil {
 		return false, err
@@ -446,6 +494,8 @@ func (e *Engine) LeaseRelease(key string, token []byte) (bool, error) {
 				if guard == nil {
 					guard = clientv3.WithIgnoreLease()
 				}
+			} else if guard, err = e.guardShrunk(ctx, cl, s, token, true, time.Time{}, guard); err != nil {
+				return false, err
 			}
 			ops = append(ops, clientv3.OpPut(s.guardKey, leaseMarker, guard))
 		}
@@ -488,6 +538,9 @@ func (e *Engine) LeaseRenew(key string, token []byte, ttl time.Duration) (bool, 
 			return false, err
 		}
 		guard, err := e.guardOn(ctx, cl, s, ent)
+		if err == nil {
+			guard, err = e.guardShrunk(ctx, cl, s, token, false, ent.hi, guard)
+		}
 		if err != nil {
 			return false, err
 		}

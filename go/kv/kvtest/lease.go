@@ -303,6 +303,45 @@ func checkLeaseRenew(h0 *harness) {
 	}
 }
 
+// The key goes with its last live entry even when that entry was renewed
+// to a shorter ttl than it was granted: a plain SetNX (a Symfony writer on
+// the same name) is not refused for the longer ttl nobody holds any more.
+func checkLeaseShortenedKeyGoes(h0 *harness) {
+	h := leases(h0)
+	t := h.t
+	h.grant("s", "a", shared, 0)
+	if !h.renew("s", "a", h.short()) {
+		t.Fatal("LeaseRenew by the holder: false")
+	}
+	h.waitShort()
+	h.wantCount("s", 0)
+	if d := h.ttl("s"); d != kv.TTLMissing {
+		t.Fatalf("TTL of a lease key whose only holder, renewed from 1 min to %v, expired: %v, want kv.TTLMissing", h.short(), d)
+	}
+	if ok, err := h.e.SetNX("s", []byte("w"), time.Minute); err != nil || !ok {
+		t.Fatalf("SetNX of a lease key whose only holder expired: %v, %v, want granted", ok, err)
+	}
+	// Likewise after the longer holder released, and after a re-acquire
+	// (a renewal) to a shorter ttl.
+	h.grant("r", "long", shared, 0)
+	if _, ok := h.acquire("r", "short", shared, 0, h.short(), 0); !ok {
+		t.Fatal("a second reader: refused")
+	}
+	h.grant("q", "a", exclusive, 0)
+	if _, ok := h.acquire("q", "a", exclusive, 0, h.short(), 0); !ok {
+		t.Fatal("a re-acquire by the holder: refused")
+	}
+	if !h.release("r", "long") {
+		t.Fatal("LeaseRelease by the longer holder: false")
+	}
+	h.waitShort()
+	for _, key := range []string{"r", "q"} {
+		if d := h.ttl(key); d != kv.TTLMissing {
+			t.Fatalf("TTL of lease key %s, its 1 min holder gone (released, or re-acquired for %v) and its short one expired: %v, want kv.TTLMissing", key, h.short(), d)
+		}
+	}
+}
+
 // Every grant takes a fence from the counter SetNXFenced uses: above one
 // taken before, below one taken after, strictly increasing.
 func checkLeaseFences(h0 *harness) {

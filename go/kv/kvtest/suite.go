@@ -180,6 +180,7 @@ func Run(t *testing.T, target Target) {
 		{"LeaseSemaphore", DefaultConfig, checkLeaseSemaphore},
 		{"LeaseExpiry", DefaultConfig, checkLeaseExpiry},
 		{"LeaseRenew", DefaultConfig, checkLeaseRenew},
+		{"LeaseShortenedKeyGoes", DefaultConfig, checkLeaseShortenedKeyGoes},
 		{"LeaseTTL", DefaultConfig, checkLeaseTTL},
 		{"LeaseFences", DefaultConfig, checkLeaseFences},
 		{"LeaseRelease", DefaultConfig, checkLeaseRelease},

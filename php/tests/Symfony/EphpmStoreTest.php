@@ -757,6 +757,28 @@ final class EphpmStoreTest extends TestCase
         $store->delete($writer);
     }
 
+    /**
+     * The lock's TTL (1 s) bounds a killed reader, not the store's initial
+     * 300 s its lease was taken for before the LockFactory refreshed it
+     * (etcd kept the name for the 300 s).
+     */
+    public function testKilledReaderRefreshedShorterHoldsTheWriterForItsTtlOnly(): void
+    {
+        $this->requireSharedStore();
+        $store = $this->getStore();
+        $resource = $this->resource();
+        [$child, $out] = $this->child('read-lock', $resource, '1', '60');
+        $this->assertSame("reading\n", fgets($out));
+        proc_terminate($child, 9);
+        proc_close($child);
+
+        $writer = new Key($resource);
+        Expiry::waitPast(1, 1.5, fn () => !ephpm_kv_exists('sf-lock:' . $resource));
+        $store->save($writer);
+        $this->assertTrue($store->exists($writer));
+        $store->delete($writer);
+    }
+
     private function requireSharedStore(): void
     {
         $reason = Processes::unsharedReason();

@@ -33,6 +33,12 @@ switch ($action) {
         $store->delete($key);
         echo $store->exists($key) ? "still\n" : "released\n";
         break;
+    case 'read-lock': // read-lock RESOURCE LOCK-TTL SECONDS: a LockFactory read lock of LOCK-TTL on a store of 300 s, say "reading", hold, release
+        $lock = (new LockFactory(new EphpmStore(300)))->createLock($argv[2], (float) $argv[3]);
+        echo $lock->acquireRead() ? "reading\n" : "conflict\n";
+        usleep((int) ($argv[4] * 1e6));
+        $lock->release();
+        break;
     case 'key': // key SERIALIZED-KEY: whether the key (token in its state) holds it here, then release it
         $store = new EphpmStore();
         $key = unserialize(base64_decode($argv[2]));
