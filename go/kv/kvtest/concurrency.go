@@ -37,9 +37,17 @@ func (h *harness) each(fn func(w int, e kv.Engine) error) {
 }
 
 // SetNX and DelIfEq as a lock: one holder at a time, every release of
-// one's own lock succeeds, and nobody starves forever.
+// one's own lock succeeds, and nobody starves forever. The 800
+// acquisitions are four locks of 8 workers x 25 each, each lock on an
+// engine of its own: as contended as one, and side by side on an engine
+// where each attempt is a round of consensus.
 func checkMutualExclusion(h *harness) {
-	const rounds = 100
+	for part := range 4 {
+		h.sub(fmt.Sprint(part), func(h *harness) { checkMutualExclusionOf(h, 25) })
+	}
+}
+
+func checkMutualExclusionOf(h *harness, rounds int) {
 	var inside, overlaps atomic.Int32
 	h.each(func(w int, e kv.Engine) error {
 		token := []byte(fmt.Sprintf("token-%d", w))
@@ -119,9 +127,18 @@ func checkOneWinner(h *harness) {
 	}
 }
 
-// Concurrent Incr: no update lost, every result seen exactly once.
+// Concurrent Incr: no update lost, every result seen exactly once. The
+// 2400 increments are four counters of 8 workers x 75 each, each counter
+// on an engine of its own: as contended as one, and on an engine where an
+// increment is a round of consensus (retried when another came between
+// its read and its write) the four run side by side.
 func checkIncrExact(h *harness) {
-	const rounds = 300
+	for part := range 4 {
+		h.sub(fmt.Sprint(part), func(h *harness) { checkIncrExactOf(h, 75) })
+	}
+}
+
+func checkIncrExactOf(h *harness, rounds int) {
 	results := make([][]int64, workers)
 	h.each(func(w int, e kv.Engine) error {
 		for range rounds {
@@ -136,7 +153,7 @@ func checkIncrExact(h *harness) {
 	seen := make(map[int64]bool, workers*rounds)
 	for _, rs := range results {
 		for _, n := range rs {
-			if seen[n] || n < 1 || n > workers*rounds {
+			if seen[n] || n < 1 || n > int64(workers*rounds) {
 				h.t.Fatalf("Incr returned %d twice or out of 1..%d", n, workers*rounds)
 			}
 			seen[n] = true

@@ -112,16 +112,18 @@ func (t Target) fenceName(name string) string {
 // Run runs every semantic check on engines from target. Each subtest opens
 // its own engine.
 func Run(t *testing.T, target Target) {
-	open := func(t *testing.T, cfg Config) *harness {
+	var open func(t *testing.T, cfg Config) *harness
+	open = func(t *testing.T, cfg Config) *harness {
 		t.Helper()
 		e, peer := target.Open(t, cfg)
+		h := &harness{t: t, e: e, peer: peer, given: cfg, cfg: cfg, target: target, open: open}
 		if target.Limits != nil {
-			cfg = target.Limits(cfg)
+			h.cfg = target.Limits(cfg)
 		}
 		if peer == nil {
-			peer = func() kv.Engine { return e }
+			h.peer = func() kv.Engine { return e }
 		}
-		return &harness{t: t, e: e, peer: peer, cfg: cfg, target: target}
+		return h
 	}
 	checks := []struct {
 		name  string
@@ -141,7 +143,13 @@ func Run(t *testing.T, target Target) {
 		{"TTLRange", DefaultConfig, func(h *harness) {
 			seed := uint64(time.Now().UnixNano())
 			h.t.Logf("seed %d", seed)
-			CheckTTLs(h.t, h.e, target.TTLResolution, TTLInputs(rand.New(rand.NewPCG(seed, seed)), 300))
+			ttls := TTLInputs(rand.New(rand.NewPCG(seed, seed)), 300)
+			// One subtest per operation: each is independent of the
+			// others, and on an engine where every write is a round of
+			// consensus they run side by side.
+			for _, op := range ttlOps {
+				h.sub(op.name, func(h *harness) { checkTTLsOf(h.t, h.e, op, target.TTLResolution, ttls) })
+			}
 		}},
 		{"Incr", DefaultConfig, checkIncr},
 		{"Fences", DefaultConfig, checkFences},
@@ -208,8 +216,23 @@ type harness struct {
 	t      *testing.T
 	e      kv.Engine
 	peer   func() kv.Engine
-	cfg    Config
+	given  Config // the config Open was given
+	cfg    Config // the limits the engine has (Target.Limits)
 	target Target
+	open   func(t *testing.T, cfg Config) *harness
+}
+
+// sub runs check as a subtest named name on a new engine of its own (the
+// same config), in parallel with its siblings when the target allows it:
+// for a check made of independent parts that mostly wait on the engine.
+func (h *harness) sub(name string, check func(h *harness)) {
+	h.t.Helper()
+	h.t.Run(name, func(t *testing.T) {
+		if h.target.Parallel {
+			t.Parallel()
+		}
+		check(h.open(t, h.given))
+	})
 }
 
 func (h *harness) noErr(what string, err error) {

@@ -102,10 +102,16 @@ func persistent(e kv.Engine, key string) error { return e.Set(key, []byte("v"), 
 func CheckTTLs(t testing.TB, e kv.Engine, resolution time.Duration, ttls []time.Duration) {
 	t.Helper()
 	for _, op := range ttlOps {
-		for _, ttl := range ttls {
-			if err := checkTTL(e, op, ttl, resolution); err != nil {
-				t.Errorf("%s with ttl %d ns (%.9g s): %v", op.name, int64(ttl), ttl.Seconds(), err)
-			}
+		checkTTLsOf(t, e, op, resolution, ttls)
+	}
+}
+
+// checkTTLsOf is CheckTTLs for one operation.
+func checkTTLsOf(t testing.TB, e kv.Engine, op ttlOp, resolution time.Duration, ttls []time.Duration) {
+	t.Helper()
+	for _, ttl := range ttls {
+		if err := checkTTL(e, op, ttl, resolution); err != nil {
+			t.Errorf("%s with ttl %d ns (%.9g s): %v", op.name, int64(ttl), ttl.Seconds(), err)
 		}
 	}
 }
