@@ -1,0 +1,114 @@
+package shm
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/ephpm/ephpm-kv/kv"
+)
+
+// fillWith writes records until the store refuses one, and returns how
+// many it took. The refusal must be kv.ErrFull.
+func fillWith(t *testing.T, write func(i int) error) int {
+	t.Helper()
+	for i := 0; ; i++ {
+		if err := write(i); err != nil {
+			if !errors.Is(err, kv.ErrFull) {
+				t.Fatalf("write %d: %v", i, err)
+			}
+			return i
+		}
+	}
+}
+
+// fitsAtLeast checks that records needing need bytes filled at least
+// share of the arena: n of them were written.
+func fitsAtLeast(t *testing.T, e *Engine, what string, n int, need uint64, share float64) {
+	t.Helper()
+	room := float64(e.arenaEnd-e.arenaOff) / float64(classSizes[classFor(need)])
+	if float64(n) < share*room {
+		t.Fatalf("only %d %s fit where %.0f would (%.0f%% of the arena)", n, what, room, 100*float64(n)/room)
+	}
+}
+
+// burstTTL outlives the fills (records that expired during one would be
+// reclaimed to make room for the next, and it would never end).
+const burstTTL = time.Second
+
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	rand.Read(b)
+	return b
+}
+
+// The README's fixed-window recipe: a burst of counters, one per client,
+// fills the segment and expires. The memory they held must then serve
+// records of any size: a lock, a session, a 1.2 KB value.
+func TestCounterBurstLeavesRoomForLargerRecords(t *testing.T) {
+	e := newTestEngine(t, 8<<20, Config{CompressMin: -1})
+	n := fillWith(t, func(i int) error {
+		_, err := e.Incr(fmt.Sprintf("rate:client-%d", i), 1, burstTTL)
+		return err
+	})
+	if n < 50000 {
+		t.Fatalf("only %d counters fit", n)
+	}
+	time.Sleep(burstTTL)
+	if ok, err := e.SetNX("lock:a", []byte("0123456789abcdef0123456789abcdef"), time.Minute); !ok || err != nil {
+		t.Fatalf("a lock after the burst: %v %v", ok, err)
+	}
+	value := randomBytes(1200)
+	m := fillWith(t, func(i int) error { return e.Set(fmt.Sprintf("page:%d", i), value, 0) })
+	fitsAtLeast(t, e, "1.2 KB values", m, recHeader+10+1200, 0.9)
+	mustVerify(t, e)
+}
+
+// The reverse: large values expire, and their memory must then serve
+// lock-sized records, not one lock per 50 KB block.
+func TestExpiredLargeValuesLeaveRoomForLocks(t *testing.T) {
+	e := newTestEngine(t, 8<<20, Config{CompressMin: -1})
+	value := randomBytes(50 << 10)
+	n := fillWith(t, func(i int) error { return e.Set(fmt.Sprintf("big:%d", i), value, burstTTL) })
+	if n < 100 {
+		t.Fatalf("only %d values fit", n)
+	}
+	time.Sleep(burstTTL)
+	token := []byte("0123456789abcdef0123456789abcdef")
+	m := fillWith(t, func(i int) error {
+		ok, err := e.SetNX(fmt.Sprintf("lock:%07d", i), token, time.Hour)
+		if err == nil && !ok {
+			t.Fatalf("lock %d refused", i)
+		}
+		return err
+	})
+	fitsAtLeast(t, e, "locks", m, recHeader+12+32, 0.9)
+	mustVerify(t, e)
+}
+
+// Live records left among the expired ones (a session every 64
+// counters) split the free memory into runs: each run still serves
+// larger records, in proportion to its size.
+func TestRunsBetweenLiveRecordsServeLargerRecords(t *testing.T) {
+	e := newTestEngine(t, 8<<20, Config{CompressMin: -1})
+	n := fillWith(t, func(i int) error {
+		ttl := burstTTL
+		if i%64 == 0 {
+			ttl = time.Hour
+		}
+		_, err := e.Incr(fmt.Sprintf("rate:client-%d", i), 1, ttl)
+		return err
+	})
+	time.Sleep(burstTTL)
+	value := randomBytes(1200)
+	m := fillWith(t, func(i int) error { return e.Set(fmt.Sprintf("page:%d", i), value, 0) })
+	fitsAtLeast(t, e, "1.2 KB values among live counters", m, recHeader+10+1200, 0.75)
+	for i := 0; i < n; i += 64 {
+		if _, ok, err := e.Get(fmt.Sprintf("rate:client-%d", i), make([]byte, 8)); !ok || err != nil {
+			t.Fatalf("live counter %d lost: %v %v", i, ok, err)
+		}
+	}
+	mustVerify(t, e)
+}
