@@ -68,12 +68,15 @@ func (e *Engine) alloc(si uint64, st *stripe, n uint64) (off, class uint64) {
 	}
 	for k := c + 1; k < e.classes; k++ {
 		if off = e.pop(si, st, k); off != 0 {
-			return off, k
+			return off, e.split(si, st, off, k, c)
 		}
 	}
 	for k := c + 1; k < e.classes; k++ {
 		if e.steal(si, k, k+1) {
-			return e.pop(si, st, k), k
+			if off = e.pop(si, st, k); off != 0 {
+				return off, e.split(si, st, off, k, c)
+			}
+			break
 		}
 	}
 	// A bump claim lost to another stripe may have left its intent.

@@ -90,7 +90,8 @@ func TestExpiredLargeValuesLeaveRoomForLocks(t *testing.T) {
 
 // Live records left among the expired ones (a session every 64
 // counters) split the free memory into runs: each run still serves
-// larger records, in proportion to its size.
+// larger records. Runs of 4 KB laid out as class-sized blocks hold two or
+// three 1.2 KB records (records are never moved), hence 60%.
 func TestRunsBetweenLiveRecordsServeLargerRecords(t *testing.T) {
 	e := newTestEngine(t, 8<<20, Config{CompressMin: -1})
 	n := fillWith(t, func(i int) error {
@@ -104,11 +105,74 @@ func TestRunsBetweenLiveRecordsServeLargerRecords(t *testing.T) {
 	time.Sleep(burstTTL)
 	value := randomBytes(1200)
 	m := fillWith(t, func(i int) error { return e.Set(fmt.Sprintf("page:%d", i), value, 0) })
-	fitsAtLeast(t, e, "1.2 KB values among live counters", m, recHeader+10+1200, 0.75)
+	fitsAtLeast(t, e, "1.2 KB values among live counters", m, recHeader+10+1200, 0.6)
 	for i := 0; i < n; i += 64 {
 		if _, ok, err := e.Get(fmt.Sprintf("rate:client-%d", i), make([]byte, 8)); !ok || err != nil {
 			t.Fatalf("live counter %d lost: %v %v", i, ok, err)
 		}
 	}
 	mustVerify(t, e)
+}
+
+// A process that dies at any step of a split or of a coalescing pass
+// leaves a segment that Verify finds clean once the next process has
+// taken the locks over (a pass is run again), and whose memory serves
+// writes of every size.
+func TestRepairAfterDeathInSplitOrCoalesce(t *testing.T) {
+	dead := deadOwner(t)
+	value := randomBytes(1200)
+	scenarios := []struct {
+		name    string
+		prepare func(e *Engine)
+		op      func(e *Engine)
+	}{
+		// Free 8 KB blocks only, the bump pointer used up: a small record
+		// splits one.
+		{"split", func(e *Engine) {
+			big := randomBytes(8000)
+			n := fillWith(t, func(i int) error { return e.Set(fmt.Sprint("big", i), big, 0) })
+			fillWith(t, func(i int) error { return e.Set(fmt.Sprint("pad", i), []byte("p"), 0) })
+			for i := 0; i < n; i++ {
+				e.Del(fmt.Sprint("big", i))
+			}
+		}, func(e *Engine) { e.Set("k", []byte("small"), 0) }},
+		// Free counter-sized blocks only: a 1.2 KB record needs a pass.
+		{"coalesce", func(e *Engine) {
+			n := fillWith(t, func(i int) error { _, err := e.Incr(fmt.Sprint("ctr", i), 1, 0); return err })
+			for i := 0; i < n; i++ {
+				e.Del(fmt.Sprint("ctr", i))
+			}
+		}, func(e *Engine) { e.Set("k", value, 0) }},
+	}
+	points := map[int]string{crashCarved: "carved", crashSplitTail: "split-tail", crashSplitShrunk: "split-shrunk",
+		crashListsEmptied: "lists-emptied", crashMarkedFree: "marked-free", crashPushed: "pushed"}
+	runs := 0
+	for _, sc := range scenarios {
+		for point, pname := range points {
+			for _, n := range []int{1, 2, 7} {
+				t.Run(fmt.Sprintf("%s/%s/%d", sc.name, pname, n), func(t *testing.T) {
+					e := newTestEngine(t, 1<<20, Config{CompressMin: -1})
+					sc.prepare(e)
+					mustVerify(t, e)
+					if !crashAt(t, e, "k", point, n, dead, func() { sc.op(e) }) {
+						t.Skip("the op does not reach this point")
+					}
+					runs++
+					if w := e.word(hCoalesce); *w == self() {
+						*w = dead
+					}
+					mustVerify(t, e)
+					if *e.word(hCoalesce) != 0 {
+						t.Fatal("the dead pass is still named in the header")
+					}
+					m := fillWith(t, func(i int) error { return e.Set(fmt.Sprint("after", i), value, 0) })
+					fitsAtLeast(t, e, "1.2 KB values after the repair", m, recHeader+10+1200, 0.8)
+					mustVerify(t, e)
+				})
+			}
+		}
+	}
+	if runs < 15 {
+		t.Fatalf("only %d crash runs reached their point", runs)
+	}
 }

@@ -13,6 +13,10 @@ const (
 	crashClaimed                  // a bump block claimed, the bump pointer not yet past it
 	crashStealUnlinked            // a stolen block off its list, not yet on the thief's
 	crashInPlace                  // one of two in-place word stores of a lease or rate log done
+	crashCarved                   // one more free-block header laid over a region (split or coalesce)
+	crashSplitTail                // a split's tail laid out, its blocks not all pushed
+	crashSplitShrunk              // a split block shrunk to its new class, its tail not yet pushed
+	crashListsEmptied             // a coalescing pass emptied every free list
 )
 
 var testCrash func(point int)

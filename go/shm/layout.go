@@ -13,7 +13,7 @@ import (
 // derived from the segment size alone, so size and version pin the layout.
 const (
 	segMagic      = "EPHPMSHM"
-	layoutVersion = 1
+	layoutVersion = 2
 	headerSize    = 4096
 	stripeBytes   = 128 // two cache lines: the lock word and its stripe's counters and journal
 
@@ -42,6 +42,14 @@ const (
 	hBump    = 128 // next free arena byte; own cache line, every process allocates there
 	hFence   = 192 // last fence issued; own cache line
 	hRepairs = 256 // stripes repaired after their owner died (diagnostics)
+
+	// The coalescing pass (coalesce.go), its own cache line: the owner
+	// word of the process running one (0: none), the free bytes it left and
+	// when (nanotime) it ended, and how many ran.
+	hCoalesce     = 512
+	hCoalesceFree = 520
+	hCoalesceAt   = 528
+	hCoalesces    = 536
 )
 
 const (

@@ -53,12 +53,12 @@ func TestIncompatibleSegments(t *testing.T) {
 	}
 	defer Unmap(m2)
 	_, err = Attach(m2, Config{})
-	if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "layout v1 for 1 MiB; this process wants v1 / 2 MiB") {
+	if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), fmt.Sprintf("layout v%d for 1 MiB; this process wants v%[1]d / 2 MiB", layoutVersion)) {
 		t.Fatalf("other size: %v", err)
 	}
 	// Another layout version.
 	*(*uint64)(m1Word(m1, hVersion)) = 99
-	if _, err := Attach(m1, Config{}); !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "layout v99 for 1 MiB; this process wants v1 / 1 MiB") {
+	if _, err := Attach(m1, Config{}); !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), fmt.Sprintf("layout v99 for 1 MiB; this process wants v%d / 1 MiB", layoutVersion)) {
 		t.Fatalf("other version: %v", err)
 	}
 	// Not a segment at all.

@@ -280,14 +280,11 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 			}
 			return next.fence, true, nil
 		}
-		if attempt == 0 {
-			e.unlock(op.st, changed)
-			e.reclaimExpired()
+		e.unlock(op.st, changed)
+		if e.roomFor(attempt, tailNeed(key, leaseHead+sc.keep+leaseFixed+len(token), sc.kept+1)) {
 			continue
 		}
-		op.st.reject++
-		e.unlock(op.st, changed)
-		return 0, false, e.fullError(tailNeed(key, leaseHead+sc.keep+leaseFixed+len(token), sc.kept+1))
+		return 0, false, e.refuse(op.si, tailNeed(key, leaseHead+sc.keep+leaseFixed+len(token), sc.kept+1))
 	}
 }
 

@@ -119,14 +119,11 @@ func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, nx bool
 		}
 		blk, class := e.alloc(si, st, need)
 		if blk == 0 {
-			if attempt == 0 {
-				e.unlock(st, false)
-				e.reclaimExpired()
+			e.unlock(st, false)
+			if e.roomFor(attempt, need) {
 				continue
 			}
-			st.reject++
-			e.unlock(st, false)
-			return false, e.fullError(need)
+			return false, e.refuse(si, need)
 		}
 		if fence != nil {
 			*fence = int64(atomic.AddUint64(e.word(hFence), 1))
@@ -330,14 +327,11 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 		need := recHeader + uint64(len(key)) + uint64(len(digits))
 		blk, class := e.alloc(si, st, need)
 		if blk == 0 {
-			if attempt == 0 {
-				e.unlock(st, false)
-				e.reclaimExpired()
+			e.unlock(st, false)
+			if e.roomFor(attempt, need) {
 				continue
 			}
-			st.reject++
-			e.unlock(st, false)
-			return 0, e.fullError(need)
+			return 0, e.refuse(si, need)
 		}
 		e.writeRecord(blk, class, kindUser, h, key, digits, len(digits), false, deadline)
 		if off != 0 && !live {
@@ -387,6 +381,11 @@ func (e *Engine) Flush() error {
 		}
 		e.unlock(st, true)
 	}
+	// Everything is free: one pass lays the arena out as a few large
+	// blocks, whatever classes the flushed records had.
+	e.lockAll()
+	e.coalesceLocked()
+	e.unlockAll()
 	return nil
 }
 
@@ -413,14 +412,11 @@ func (e *Engine) Fence(resource string, fence int64) (bool, error) {
 		need := recHeader + uint64(len(resource))
 		blk, class := e.alloc(si, st, need)
 		if blk == 0 {
-			if attempt == 0 {
-				e.unlock(st, false)
-				e.reclaimExpired()
+			e.unlock(st, false)
+			if e.roomFor(attempt, need) {
 				continue
 			}
-			st.reject++
-			e.unlock(st, false)
-			return false, e.fullError(need)
+			return false, e.refuse(si, need)
 		}
 		e.writeRecord(blk, class, kindFence, h, resource, nil, 0, false, fence)
 		e.install(si, st, b, link, 0, blk)

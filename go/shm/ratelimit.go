@@ -118,14 +118,11 @@ func (e *Engine) RateLimit(key string, limit int64, window time.Duration) (bool,
 			e.unlock(st, stale || off != 0)
 			return true, remaining, 0, nil
 		}
-		if attempt == 0 {
-			e.unlock(st, stale)
-			e.reclaimExpired()
+		e.unlock(st, stale)
+		if e.roomFor(attempt, tailNeed(key, rateHead, 1+int(limit))) {
 			continue
 		}
-		st.reject++
-		e.unlock(st, stale)
-		return false, 0, 0, e.fullError(tailNeed(key, rateHead, 1+int(limit)))
+		return false, 0, 0, e.refuse(si, tailNeed(key, rateHead, 1+int(limit)))
 	}
 }
 

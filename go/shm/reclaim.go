@@ -58,9 +58,32 @@ func (e *Engine) reclaimStripe(si uint64, st *stripe, now int64) (n int) {
 	return n
 }
 
+// refuse counts a write refused for want of a block for need bytes on
+// stripe si (the caller holds none) and says why.
+func (e *Engine) refuse(si, need uint64) error {
+	st := e.lockStripe(si)
+	st.reject++
+	e.unlock(st, false)
+	return e.fullError(need)
+}
+
+// fullError says what holds the memory: by then expired records are gone
+// and free blocks are merged, so what is stored is the truth.
 func (e *Engine) fullError(n uint64) error {
-	return fmt.Errorf("%w: no free block for a %d-byte record in the %s segment (%d bytes in use)",
-		kv.ErrFull, n, sizeString(e.size), e.usedBytes())
+	var used, keys, fences int64
+	for si := uint64(0); si < e.stripes; si++ {
+		st := e.stripe(si)
+		used += atomic.LoadInt64(&st.bytes)
+		keys += atomic.LoadInt64(&st.keys)
+		fences += atomic.LoadInt64(&st.fences)
+	}
+	free := int64(e.arenaBytes()) - used
+	why := "the rest is free but in pieces smaller than that, between live records"
+	if free < int64(classSizes[min(uint64(classFor(n)), e.classes-1)]) {
+		why = "the rest is too small"
+	}
+	return fmt.Errorf("%w: no free block for a %d-byte record in the %s segment: %d of %d bytes hold %d live keys and %d fence records, %s",
+		kv.ErrFull, n, sizeString(e.size), used, e.arenaBytes(), keys, fences, why)
 }
 
 func (e *Engine) usedBytes() int64 {

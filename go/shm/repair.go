@@ -28,6 +28,10 @@ const (
 func (e *Engine) repair(si, held uint64) {
 	atomic.AddUint64(e.word(hRepairs), 1)
 	st := e.stripe(si)
+	if st.jAlloc&jSplit != 0 {
+		e.repairSplit(si, st.jAlloc)
+		st.jAlloc &^= jSplit | classMask<<splitShift
+	}
 	aOff, aClass := splitJournal(st.jAlloc)
 	fOff, fClass := splitJournal(st.jFree)
 	aReach, fReach := false, false

@@ -1,10 +1,8 @@
 package shm
 
 // Size classes grow geometrically (about 1.25x, in multiples of 16 bytes)
-// from 64 bytes. A block keeps its class for ever (slab calcification, as
-// in memcached); an allocation may take a free block of a larger class
-// when its own is empty, so memory freed in one class is not lost to
-// another.
+// from 64 bytes. A block's class changes only when it is split or merged
+// (coalesce.go), so memory freed in one class serves every other.
 const maxClasses = 128
 
 var classSizes = func() (s [maxClasses]uint64) {

@@ -17,11 +17,8 @@ import (
 // (that is what taking its lock does).
 func (e *Engine) Verify() error {
 	e.lockAll()
-	defer func() {
-		for si := uint64(0); si < e.stripes; si++ {
-			e.stripe(si).mu.unlock()
-		}
-	}()
+	defer e.unlockAll()
+	e.finishCoalesce() // a pass that died left free blocks off every list
 	var problems []error
 	report := func(format string, args ...any) {
 		if len(problems) < 20 {

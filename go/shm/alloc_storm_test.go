@@ -1,0 +1,124 @@
+package shm
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ephpm/ephpm-kv/kv"
+)
+
+const allocStormSize = 1 << 20
+
+func init() {
+	// A full segment under writes of mixed sizes and short TTLs: every
+	// write that finds no block of its class splits a larger one or runs
+	// a coalescing pass, and the parent kills these processes at random
+	// inside them.
+	childFuncs["alloc-storm"] = func(t *testing.T) {
+		mem := mapTestFile(t, os.Getenv("EPHPM_SHM_FILE"), allocStormSize)
+		e, err := Attach(mem, Config{CompressMin: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 64<<10)
+		for seq := 1; ; seq++ {
+			key := "a:" + strconv.Itoa(rand.IntN(3000))
+			switch r := rand.IntN(10); {
+			case r < 6:
+				size := 40 + rand.IntN(200) // longer than stormBlob's header
+				if p := rand.IntN(100); p >= 95 {
+					size = 4000 + rand.IntN(56000)
+				} else if p >= 70 {
+					size = 200 + rand.IntN(3800)
+				}
+				ttl := time.Duration(1+rand.IntN(30)) * time.Millisecond
+				if err := e.Set(key, stormBlob(key, seq, size), ttl); err != nil && !errors.Is(err, kv.ErrFull) {
+					say("bad set %s: %v", key, err)
+				}
+			case r < 9:
+				n, found, err := e.Get(key, buf)
+				if err != nil || found && (n > len(buf) || !stormBlobOK(key, buf[:n])) {
+					say("bad get %s: %d %v %v", key, n, found, err)
+				}
+			default:
+				if _, err := e.Del(key); err != nil {
+					say("bad del %s: %v", key, err)
+				}
+			}
+			if seq%500 == 0 {
+				say("n %d", seq)
+			}
+		}
+	}
+}
+
+// TestKillStormAllocator kills processes (SIGKILL) at random while they
+// split blocks and coalesce the arena of a full segment. Afterwards the
+// segment verifies clean and its memory serves records of any size.
+func TestKillStormAllocator(t *testing.T) {
+	if testing.Short() {
+		t.Skip("3 s kill storm")
+	}
+	path := testSegPath(t)
+	e, err := Attach(mapTestFile(t, path, allocStormSize), Config{CompressMin: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var bad []string
+	ops := 0
+	start := func() *proc {
+		p := startProc(t, "alloc-storm", "EPHPM_SHM_FILE="+path)
+		go func() {
+			for l := range p.lines {
+				mu.Lock()
+				if strings.HasPrefix(l, "bad") {
+					bad = append(bad, l)
+				} else {
+					ops += 500
+				}
+				mu.Unlock()
+			}
+		}()
+		return p
+	}
+	procs := []*proc{start(), start(), start()}
+	kills := 0
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); {
+		time.Sleep(time.Duration(5+rand.IntN(40)) * time.Millisecond)
+		i := rand.IntN(len(procs))
+		procs[i].cmd.Process.Signal(syscall.SIGKILL)
+		procs[i].cmd.Wait()
+		procs[i].done = true
+		kills++
+		procs[i] = start()
+	}
+	for _, p := range procs {
+		p.cmd.Process.Signal(syscall.SIGKILL)
+		p.cmd.Wait()
+		p.done = true
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("%d kills, %d+ ops, %d coalescing passes, %d repairs", kills, ops, e.Coalesces(), e.Repairs())
+	if len(bad) > 0 {
+		t.Fatalf("%d bad results, first: %s", len(bad), bad[0])
+	}
+	if e.Coalesces() == 0 {
+		t.Fatal("no coalescing pass ran: the storm did not reach the allocator's slow path")
+	}
+	mustVerify(t, e)
+	e.Flush()
+	value := randomBytes(1200)
+	m := fillWith(t, func(i int) error { return e.Set(fmt.Sprint("after", i), value, 0) })
+	fitsAtLeast(t, e, "1.2 KB values after the storm", m, recHeader+10+1200, 0.9)
+	mustVerify(t, e)
+}
