@@ -162,7 +162,9 @@ func (e *Engine) coalesce(need uint64) bool {
 	if !e.coalesceHelps(need) {
 		return false
 	}
-	e.lockAll()
+	if e.lockAll() != nil {
+		return false // a stopped process holds a stripe: no pass until it goes
+	}
 	ran := e.coalesceHelps(need) // not when another process's pass just ran
 	if ran {
 		e.coalesceLocked()

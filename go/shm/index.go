@@ -16,13 +16,18 @@ func (e *Engine) locate(key string) (b uint64, h uint32) {
 }
 
 // lockStripe takes stripe si's lock, repairing the stripe first when its
-// previous owner died holding it.
-func (e *Engine) lockStripe(si uint64) *stripe {
+// previous owner died holding it. A live owner that holds it past the
+// lock timeout is an error (lockTimeoutError).
+func (e *Engine) lockStripe(si uint64) (*stripe, error) {
 	st := e.stripe(si)
-	if st.mu.lock() {
+	died, held := st.mu.lock(e.lockTimeout)
+	if held != 0 {
+		return nil, e.lockTimeoutError(si, held)
+	}
+	if died {
 		e.repair(si, noStripe)
 	}
-	return st
+	return st, nil
 }
 
 // unlock releases the stripe. changed: a record was deleted, expired or

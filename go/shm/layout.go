@@ -112,6 +112,7 @@ type Engine struct {
 	geometry
 	maxValue    int64
 	compressMin int64 // <= 0: never
+	lockTimeout time.Duration
 }
 
 func (e *Engine) at(off uint64) unsafe.Pointer { return unsafe.Add(e.base, off) }
@@ -171,6 +172,10 @@ func Attach(mem []byte, cfg Config) (*Engine, error) {
 	// No longer than a record's 32-bit lengths hold: put's fast path
 	// (a value stored as it is) checks maxValue alone.
 	e.maxValue = min(e.maxValue, maxRecordValue)
+	e.lockTimeout = cfg.LockTimeout
+	if e.lockTimeout <= 0 {
+		e.lockTimeout = DefaultLockTimeout
+	}
 	e.compressMin = cfg.CompressMin
 	if e.compressMin == 0 {
 		e.compressMin = DefaultCompressMin

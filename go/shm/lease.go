@@ -186,7 +186,11 @@ type leaseOp struct {
 func (e *Engine) lockLease(key string, token []byte, c *clock, op *leaseOp) error {
 	b, h := e.locate(key)
 	op.b, op.h, op.si = b, h, b&e.stripeMask
-	op.st = e.lockStripe(op.si)
+	st, err := e.lockStripe(op.si)
+	if err != nil {
+		return err
+	}
+	op.st = st
 	op.link, op.off = e.find(b, h, key, kindUser)
 	op.sc = leaseScan{}
 	v, stale, err := e.familyValue(op.off, c, flagLease)

@@ -141,7 +141,7 @@ func TestLeaseRepairAfterDeathAtEveryStep(t *testing.T) {
 func mustCoverEntries(t *testing.T, e *Engine, key string) {
 	t.Helper()
 	b, h := e.locate(key)
-	st := e.lockStripe(b & e.stripeMask)
+	st, _ := e.lockStripe(b & e.stripeMask)
 	_, off := e.find(b, h, key, kindUser)
 	problem := ""
 	if off != 0 {

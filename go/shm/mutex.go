@@ -68,25 +68,27 @@ func (m *stripeMutex) futexAddr() *uint32 {
 // lock takes the mutex. ownerDied: it was taken over from an owner that
 // died holding it, so whatever it guards may be half changed and the caller
 // must repair it before use. Uncontended it is one CAS: no syscall, no
-// clock read, no allocation.
-func (m *stripeMutex) lock() (ownerDied bool) {
+// clock read, no allocation. A live owner that keeps it past timeout
+// (stopped, or a forged owner word) makes it give up: held is then the
+// owner word it saw, and the mutex is not taken.
+func (m *stripeMutex) lock(timeout time.Duration) (ownerDied bool, held uint64) {
 	if atomic.CompareAndSwapUint64(&m.word, 0, self()) {
 		if testHookLocked != nil {
 			testHookLocked()
 		}
-		return false
+		return false, 0
 	}
 	if testHookSlowLock != nil {
 		t0 := time.Now()
-		ownerDied = m.lockSlow()
+		ownerDied, held = m.lockSlow(timeout)
 		testHookSlowLock(time.Since(t0), ownerDied)
 	} else {
-		ownerDied = m.lockSlow()
+		ownerDied, held = m.lockSlow(timeout)
 	}
-	if testHookLocked != nil {
+	if held == 0 && testHookLocked != nil {
 		testHookLocked()
 	}
-	return ownerDied
+	return ownerDied, held
 }
 
 // tryLock takes the mutex if it is free, or if its owner is dead (then
@@ -109,22 +111,23 @@ func (m *stripeMutex) tryLock() (ok, ownerDied bool) {
 	return ok, ownerDied
 }
 
-func (m *stripeMutex) lockSlow() (ownerDied bool) {
+func (m *stripeMutex) lockSlow(timeout time.Duration) (ownerDied bool, held uint64) {
 	me := self()
 	for i := 0; i < spinTries; i++ {
 		if atomic.LoadUint64(&m.word) == 0 && atomic.CompareAndSwapUint64(&m.word, 0, me) {
-			return false
+			return false, 0
 		}
 		procyield(spinPause)
 	}
 	// From here on take the lock with waitersBit set: other sleepers may
 	// exist, so our unlock must wake one (mutex #3's state 2).
 	var lastCheck time.Time
+	giveUp := time.Now().Add(timeout)
 	for {
 		w := atomic.LoadUint64(&m.word)
 		if w == 0 {
 			if atomic.CompareAndSwapUint64(&m.word, 0, me|waitersBit) {
-				return false
+				return false, 0
 			}
 			continue
 		}
@@ -144,7 +147,11 @@ func (m *stripeMutex) lockSlow() (ownerDied bool) {
 		if now := time.Now(); now.Sub(lastCheck) >= checkGap {
 			lastCheck = now
 			if !ownerAlive(w) && atomic.CompareAndSwapUint64(&m.word, w, me|waitersBit) {
-				return true
+				return true, 0
+			}
+			if now.After(giveUp) {
+				// The waiters bit stays: other sleepers still need the wake.
+				return false, w
 			}
 		}
 	}

@@ -41,7 +41,7 @@ func init() {
 		n, died := envInt("EPHPM_SHM_N"), 0
 		say("ready")
 		for i := range n {
-			if m.lock() {
+			if m.lockWait() {
 				died++
 			}
 			v := *c
@@ -65,7 +65,7 @@ func init() {
 			}
 			time.Sleep(hold)
 		}
-		m.lock()
+		m.lockWait()
 		testHookLocked = nil
 		at := time.Now().UnixNano() // before unlock: a waiter's got is later
 		m.unlock()
@@ -75,7 +75,7 @@ func init() {
 	childFuncs["wait"] = func(t *testing.T) {
 		_, m, _ := childSeg(t)
 		say("waiting")
-		died := m.lock()
+		died := m.lockWait()
 		at := time.Now().UnixNano()
 		say("got %d %v", at, died)
 		time.Sleep(time.Millisecond)
@@ -121,7 +121,7 @@ func TestMutexSlowOwnerKeepsLock(t *testing.T) {
 	defer func(w time.Duration) { waitSlice = w }(waitSlice)
 	waitSlice = 10 * time.Second
 	t0 := time.Now()
-	died := m.lock()
+	died := m.lockWait()
 	got := time.Now()
 	m.unlock()
 	var unlockedAt int64
@@ -231,7 +231,7 @@ func init() {
 		stop := (*uint64)(unsafe.Pointer(&mem[128]))
 		say("ready")
 		for atomic.LoadUint64(stop) == 0 {
-			m.lock()
+			m.lockWait()
 			*c++
 			m.unlock()
 		}
@@ -256,7 +256,7 @@ func BenchmarkMutexContended2Procs(b *testing.B) {
 			}
 			b.ResetTimer()
 			for range b.N {
-				m.lock()
+				m.lockWait()
 				*c++
 				m.unlock()
 			}

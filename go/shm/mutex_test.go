@@ -35,7 +35,7 @@ func hammer(m *stripeMutex, counter *uint64, g, n int) (died int) {
 		go func() {
 			defer wg.Done()
 			for i := range n {
-				d := m.lock()
+				d := m.lockWait()
 				v := *counter
 				if i%16 == 0 {
 					runtime.Gosched() // let another goroutine in if it could be
@@ -90,16 +90,16 @@ func TestMutexExcludesInSharedMemory(t *testing.T) {
 
 func TestMutexUncontendedDoesNotAllocate(t *testing.T) {
 	var m stripeMutex
-	m.lock()
+	m.lockWait()
 	m.unlock()
-	if a := testing.AllocsPerRun(1000, func() { m.lock(); m.unlock() }); a != 0 {
+	if a := testing.AllocsPerRun(1000, func() { m.lockWait(); m.unlock() }); a != 0 {
 		t.Fatalf("%v allocations per lock+unlock, want 0", a)
 	}
 }
 
 func TestMutexOwnerWord(t *testing.T) {
 	var m stripeMutex
-	m.lock()
+	m.lockWait()
 	w := m.word
 	m.unlock()
 	pid, start, _ := os.Getpid(), uint32(w>>32), 0
@@ -192,7 +192,7 @@ func TestMutexTakesOverReusedPid(t *testing.T) {
 		m.word = ownerWord(pid, st+1)
 		t0 := time.Now()
 		res := make(chan bool, 1)
-		go func() { res <- m.lock() }()
+		go func() { res <- m.lockWait() }()
 		var died bool
 		select {
 		case died = <-res:
@@ -259,7 +259,7 @@ func TestMutexHookRunsHeld(t *testing.T) {
 		}
 	}
 	defer func() { testHookLocked = nil }()
-	m.lock()
+	m.lockWait()
 	m.unlock()
 	m.tryLock()
 	m.unlock()
@@ -272,7 +272,7 @@ func BenchmarkMutexUncontended(b *testing.B) {
 	var m stripeMutex
 	b.ReportAllocs()
 	for b.Loop() {
-		m.lock()
+		m.lockWait()
 		m.unlock()
 	}
 }
@@ -293,7 +293,7 @@ func BenchmarkMutexContended2(b *testing.B) {
 		go func() {
 			defer wg.Done()
 			for range per {
-				s.m.lock()
+				s.m.lockWait()
 				s.n++
 				s.m.unlock()
 			}
@@ -371,10 +371,10 @@ func TestMutexUnlockWakesSleeper(t *testing.T) {
 	defer func(w time.Duration) { waitSlice = w }(waitSlice)
 	waitSlice = 10 * time.Second
 	var m stripeMutex
-	m.lock()
+	m.lockWait()
 	got := make(chan time.Time)
 	go func() {
-		m.lock()
+		m.lockWait()
 		got <- time.Now()
 		m.unlock()
 	}()
@@ -390,4 +390,11 @@ func TestMutexUnlockWakesSleeper(t *testing.T) {
 	if d := (<-got).Sub(t0); d > 2*time.Second {
 		t.Fatalf("the sleeper got the lock %v after the unlock", d)
 	}
+}
+
+// lockWait is lock as the tests before the lock timeout used it: waiting
+// for as long as the owner lives.
+func (m *stripeMutex) lockWait() (ownerDied bool) {
+	died, _ := m.lock(time.Hour)
+	return died
 }

@@ -27,7 +27,10 @@ func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
 	}
 	b, h := e.locate(key)
 	si := b & e.stripeMask
-	st := e.lockStripe(si)
+	st, err := e.lockStripe(si)
+	if err != nil {
+		return 0, false, err
+	}
 	link, off := e.find(b, h, key, kindUser)
 	if off == 0 {
 		st.misses++
@@ -107,7 +110,10 @@ func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, nx bool
 	var c clock
 	deadline := c.deadline(int64(ttl))
 	for attempt := 0; ; attempt++ {
-		st := e.lockStripe(si)
+		st, err := e.lockStripe(si)
+		if err != nil {
+			return false, err
+		}
 		link, off := e.find(b, h, key, kindUser)
 		live := false
 		if off != 0 {
@@ -170,7 +176,10 @@ func (e *Engine) deleteIf(key string, cond deleteCond, token []byte, coarse int6
 	}
 	b, h := e.locate(key)
 	si := b & e.stripeMask
-	st := e.lockStripe(si)
+	st, err := e.lockStripe(si)
+	if err != nil {
+		return false, err
+	}
 	link, off := e.find(b, h, key, kindUser)
 	if off == 0 {
 		e.unlock(st, false)
@@ -199,7 +208,10 @@ func (e *Engine) Exists(key string) (bool, error) {
 		return false, err
 	}
 	b, h := e.locate(key)
-	st := e.lockStripe(b & e.stripeMask)
+	st, err := e.lockStripe(b & e.stripeMask)
+	if err != nil {
+		return false, err
+	}
 	_, off := e.find(b, h, key, kindUser)
 	var c clock
 	ok := off != 0 && c.live(e.rec(off).deadline)
@@ -228,7 +240,10 @@ func (e *Engine) expire(key string, token []byte, compare bool, ttl time.Duratio
 	}
 	b, h := e.locate(key)
 	si := b & e.stripeMask
-	st := e.lockStripe(si)
+	st, err := e.lockStripe(si)
+	if err != nil {
+		return false, err
+	}
 	link, off := e.find(b, h, key, kindUser)
 	if off == 0 {
 		e.unlock(st, false)
@@ -268,7 +283,10 @@ func (e *Engine) ttl(key string, token []byte, compare bool) (time.Duration, err
 		return 0, err
 	}
 	b, h := e.locate(key)
-	st := e.lockStripe(b & e.stripeMask)
+	st, err := e.lockStripe(b & e.stripeMask)
+	if err != nil {
+		return 0, err
+	}
 	defer e.unlock(st, false)
 	_, off := e.find(b, h, key, kindUser)
 	if off == 0 {
@@ -301,7 +319,10 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 	var c clock
 	var text [24]byte
 	for attempt := 0; ; attempt++ {
-		st := e.lockStripe(si)
+		st, err := e.lockStripe(si)
+		if err != nil {
+			return 0, err
+		}
 		link, off := e.find(b, h, key, kindUser)
 		n, deadline := by, int64(0)
 		live := false
@@ -366,7 +387,10 @@ func (e *Engine) counter(off uint64, r *record) (int64, error) {
 // not, so fences issued after a flush are still larger than before it.
 func (e *Engine) Flush() error {
 	for si := uint64(0); si < e.stripes; si++ {
-		st := e.lockStripe(si)
+		st, err := e.lockStripe(si)
+		if err != nil {
+			return err
+		}
 		for b := si; b < e.buckets; b += e.stripes {
 			e.cutLoop(b)
 			head := e.bucket(b)
@@ -383,7 +407,9 @@ func (e *Engine) Flush() error {
 	}
 	// Everything is free: one pass lays the arena out as a few large
 	// blocks, whatever classes the flushed records had.
-	e.lockAll()
+	if err := e.lockAll(); err != nil {
+		return err
+	}
 	e.coalesceLocked()
 	e.unlockAll()
 	return nil
@@ -398,7 +424,10 @@ func (e *Engine) Fence(resource string, fence int64) (bool, error) {
 	b, h := e.locate(resource)
 	si := b & e.stripeMask
 	for attempt := 0; ; attempt++ {
-		st := e.lockStripe(si)
+		st, err := e.lockStripe(si)
+		if err != nil {
+			return false, err
+		}
 		link, off := e.find(b, h, resource, kindFence)
 		if off != 0 {
 			r := e.rec(off)

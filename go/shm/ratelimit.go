@@ -57,7 +57,10 @@ func (e *Engine) RateLimit(key string, limit int64, window time.Duration) (bool,
 	si := b & e.stripeMask
 	var c clock
 	for attempt := 0; ; attempt++ {
-		st := e.lockStripe(si)
+		st, err := e.lockStripe(si)
+		if err != nil {
+			return false, 0, 0, err
+		}
 		link, off := e.find(b, h, key, kindUser)
 		v, stale, err := e.familyValue(off, &c, flagRate)
 		if err != nil {

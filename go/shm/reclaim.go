@@ -19,7 +19,10 @@ import (
 func (e *Engine) reclaimExpired() {
 	now := nanotime()
 	for si := uint64(0); si < e.stripes; si++ {
-		st := e.lockStripe(si)
+		st, err := e.lockStripe(si)
+		if err != nil {
+			continue // held by a stopped process: skip it
+		}
 		n := 0
 		if st.minDL != 0 && st.minDL <= now {
 			n = e.reclaimStripe(si, st, now)
@@ -61,7 +64,10 @@ func (e *Engine) reclaimStripe(si uint64, st *stripe, now int64) (n int) {
 // refuse counts a write refused for want of a block for need bytes on
 // stripe si (the caller holds none) and says why.
 func (e *Engine) refuse(si, need uint64) error {
-	st := e.lockStripe(si)
+	st, err := e.lockStripe(si)
+	if err != nil {
+		return err
+	}
 	st.reject++
 	e.unlock(st, false)
 	return e.fullError(need)

@@ -55,7 +55,7 @@ func stealDeathAfterPush(t *testing.T, flagged bool) {
 	// The thief moves x to its own list (steal as alloc runs it), and
 	// dies just before `other.jOut = 0`: both its stripes name a dead
 	// owner, the source's journal still names x.
-	ts := e.lockStripe(thief)
+	ts, _ := e.lockStripe(thief)
 	if !e.steal(thief, c, c+1) || atomic.LoadUint64(e.freeHead(thief, c)) != x {
 		t.Fatal("steal did not move the block")
 	}
@@ -72,7 +72,7 @@ func stealDeathAfterPush(t *testing.T, flagged bool) {
 	if _, err := e.Exists(keyOnStripe(e, thief, "thief")); err != nil {
 		t.Fatal(err)
 	}
-	st3 := e.lockStripe(third)
+	st3, _ := e.lockStripe(third)
 	if !e.steal(third, c, c+1) || atomic.LoadUint64(e.freeHead(third, c)) != x {
 		t.Fatal("the third stripe did not get the block")
 	}

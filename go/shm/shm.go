@@ -22,13 +22,20 @@
 // Verify (verify.go) checks the whole segment.
 package shm
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
 // Config sets what each attaching process may choose for itself; the
 // segment's size is its memory limit.
 type Config struct {
 	MaxValueSize int64 // largest value accepted, before compression (default 1 MiB)
 	CompressMin  int64 // values from this size are tried S2-compressed (default 1 KiB); < 0 = never
+	// LockTimeout bounds a wait for a stripe held by a live process
+	// (default DefaultLockTimeout): past it the call fails with
+	// kv.ErrUnavailable. A holder that died is taken over at once.
+	LockTimeout time.Duration
 }
 
 // ErrIncompatible: the segment was formatted by another layout version or

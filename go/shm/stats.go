@@ -11,7 +11,10 @@ func (e *Engine) Stats() (kv.Stats, error) {
 		CompressMin: max(e.compressMin, 0),
 	}
 	for si := uint64(0); si < e.stripes; si++ {
-		st := e.lockStripe(si)
+		st, err := e.lockStripe(si)
+		if err != nil {
+			return kv.Stats{}, err
+		}
 		s.Keys += st.keys
 		s.BytesUsed += st.bytes
 		s.Compressed += st.comp

@@ -16,7 +16,9 @@ import (
 // chains hold; journals clear. A stripe whose owner died is repaired first
 // (that is what taking its lock does).
 func (e *Engine) Verify() error {
-	e.lockAll()
+	if err := e.lockAll(); err != nil {
+		return fmt.Errorf("shm verify: %w", err)
+	}
 	defer e.unlockAll()
 	e.finishCoalesce() // a pass that died left free blocks off every list
 	var problems []error
@@ -102,7 +104,9 @@ func (e *Engine) Verify() error {
 // it has. Under a load that keeps some stripe always busy it then takes
 // them in order, waiting: deadlock-free, since no one else waits for a
 // stripe while holding one (repair's tryLock loop gives up after 1 s).
-func (e *Engine) lockAll() {
+// A stripe held past the lock timeout by a live process fails it, holding
+// none.
+func (e *Engine) lockAll() error {
 	var died []uint64
 	for attempt := 0; ; attempt++ {
 		died = died[:0]
@@ -113,7 +117,15 @@ func (e *Engine) lockAll() {
 			if attempt < 100 {
 				ok, dead = st.mu.tryLock()
 			} else {
-				ok, dead = true, st.mu.lock()
+				var held uint64
+				dead, held = st.mu.lock(e.lockTimeout)
+				if held != 0 {
+					for i := uint64(0); i < si; i++ {
+						e.stripe(i).mu.unlock()
+					}
+					return e.lockTimeoutError(si, held)
+				}
+				ok = true
 			}
 			if !ok {
 				break
@@ -126,7 +138,7 @@ func (e *Engine) lockAll() {
 			for _, d := range died {
 				e.repair(d, allStripes)
 			}
-			return
+			return nil
 		}
 		for i := uint64(0); i < si; i++ {
 			e.stripe(i).mu.unlock()

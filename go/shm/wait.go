@@ -19,7 +19,10 @@ func (e *Engine) WaitRelease(key string, max time.Duration) (bool, error) {
 		return false, err
 	}
 	b, h := e.locate(key)
-	st := e.lockStripe(b & e.stripeMask)
+	st, err := e.lockStripe(b & e.stripeMask)
+	if err != nil {
+		return false, err
+	}
 	_, off := e.find(b, h, key, kindUser)
 	now := nanotime()
 	if off == 0 {
