@@ -186,6 +186,8 @@ PHP_INI_BEGIN()
 		zend_ini_boolean_displayer_cb)
 	ZEND_INI_ENTRY3_EX("ephpm.server_timeout", "1", PHP_INI_SYSTEM, OnUpdateEphpmSeconds,
 		(void *)XtOffsetOf(zend_ephpm_globals, server_timeout), (void *)&ephpm_globals, (void *)SECONDS_TIMEOUT, NULL)
+	ZEND_INI_ENTRY3_EX("ephpm.shm_lock_timeout", "5", PHP_INI_SYSTEM, OnUpdateEphpmSeconds,
+		(void *)XtOffsetOf(zend_ephpm_globals, shm_lock_timeout), (void *)&ephpm_globals, (void *)SECONDS_TIMEOUT, NULL)
 	STD_PHP_INI_BOOLEAN("ephpm.session_locking", "1", PHP_INI_ALL, OnUpdateBool, session_locking,
 		zend_ephpm_globals, ephpm_globals)
 	ZEND_INI_ENTRY3_EX("ephpm.session_lock_ttl", "30", PHP_INI_ALL, OnUpdateEphpmSeconds,

@@ -108,6 +108,14 @@ const char *ephpm_engine_name(ephpm_engine engine)
 	return "none";
 }
 
+/* ephpm.shm_lock_timeout; 0 (the default) should its ini handler not have
+ * accepted it */
+static int64_t shm_lock_timeout_ns(void)
+{
+	int64_t ns;
+	return ephpm_wait_ns(EPHPM_G(shm_lock_timeout), false, &ns) == EPHPM_SECONDS_OK ? ns : 0;
+}
+
 /* ephpm.server_timeout, accepted by its ini handler through the same
  * saturating conversion: a huge timeout waits "forever", never wraps. */
 static const char *ini_or_empty(const char *value) { return value ? value : ""; }
@@ -201,6 +209,7 @@ static bool load_locked(const char *path, char *msg, size_t size, bool *retry, i
 		.max_value_size = EPHPM_G(max_value_size),
 		/* ini 0 means "never compress"; the ABI's 0 means "default" */
 		.compress_min = EPHPM_G(compress_min) > 0 ? EPHPM_G(compress_min) : -1,
+		.shm_lock_timeout = shm_lock_timeout_ns(),
 	};
 	int rc;
 	if (engine == EPHPM_ENGINE_SERVER) {

@@ -18,6 +18,7 @@ ZEND_BEGIN_MODULE_GLOBALS(ephpm)
 	char *server_tls_server_name;
 	bool server_tls_verify_peer;
 	double server_timeout;
+	double shm_lock_timeout; /* ephpm.shm_lock_timeout: seconds a stripe held by a live process is waited for */
 	zend_long memory_limit;
 	zend_long max_value_size;
 	zend_long compress_min;

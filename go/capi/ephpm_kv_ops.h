@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EPHPM_KV_ABI_VERSION 1
+#define EPHPM_KV_ABI_VERSION 2 /* 2: ephpm_kv_config.shm_lock_timeout */
 #define EPHPM_KV_MAX_KEY_SIZE (64 * 1024)
 #define EPHPM_KV_MAX_TTL_SECONDS INT64_C(3153600000) /* 100 years: kv.MaxTTL */
 #define EPHPM_KV_ERROR_MESSAGE_SIZE 256
@@ -63,6 +63,7 @@ typedef struct ephpm_kv_config {
 	int64_t memory_limit;   /* bytes; 0 = default */
 	int64_t max_value_size; /* bytes; 0 = default */
 	int64_t compress_min;   /* bytes; 0 = default, < 0 = never compress */
+	int64_t shm_lock_timeout; /* ns a shared segment's stripe is waited for; 0 = default (5 s) */
 } ephpm_kv_config;
 
 /* TLS for a rediss:// server (ephpm.server_tls_*): NUL-terminated paths

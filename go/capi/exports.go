@@ -65,6 +65,7 @@ func ephpmKvConfigureShm(base unsafe.Pointer, size C.size_t, cfg *C.ephpm_kv_con
 		return attachShm(base, uint64(size), shm.Config{
 			MaxValueSize: int64(cfg.max_value_size),
 			CompressMin:  int64(cfg.compress_min),
+			LockTimeout:  time.Duration(cfg.shm_lock_timeout),
 		})
 	})
 	return boolRC(false, err, cerr)
