@@ -19,6 +19,7 @@
 #include "php_ephpm.h"
 #include "ephpm_acquire.h"
 #include "ephpm_args.h"
+#include "ephpm_escape.h"
 #include "ephpm_get.h"
 #include "ephpm_library.h"
 #include "ephpm_session.h"
@@ -173,14 +174,17 @@ static zend_result lock_and_read(const ephpm_kv_ops *ops, ephpm_session *session
 	if (rc == EPHPM_ACQUIRE_ERROR) {
 		return FAILURE;
 	}
+	zend_string *shown = ephpm_escape(STR_ARGS(sid));
 	if (EPHPM_G(session_lock_timeout_fail)) {
 		php_error_docref(NULL, E_WARNING, "Could not lock session %s within %.3F seconds "
-			"(ephpm.session_lock_wait): another request holds it", ZSTR_VAL(sid), wait);
+			"(ephpm.session_lock_wait): another request holds it", ZSTR_VAL(shown), wait);
+		zend_string_release(shown);
 		return FAILURE;
 	}
 	php_error_docref(NULL, E_WARNING, "Could not lock session %s within %.3F seconds "
 		"(ephpm.session_lock_wait): proceeding without the lock, so a concurrent request's "
-		"changes to this session may be lost", ZSTR_VAL(sid), wait);
+		"changes to this session may be lost", ZSTR_VAL(shown), wait);
+	zend_string_release(shown);
 	return read_data(ops, data_key, val);
 }
 
@@ -188,9 +192,11 @@ static zend_result lock_and_read(const ephpm_kv_ops *ops, ephpm_session *session
  * to release any more). */
 static zend_result lost_lock(ephpm_session *session, zend_string *sid)
 {
+	zend_string *shown = ephpm_escape(STR_ARGS(sid));
 	php_error_docref(NULL, E_WARNING, "Session %s was not written: its lock expired "
 		"(ephpm.session_lock_ttl = %.3F seconds) and another request may hold it now",
-		ZSTR_VAL(sid), EPHPM_G(session_lock_ttl));
+		ZSTR_VAL(shown), EPHPM_G(session_lock_ttl));
+	zend_string_release(shown);
 	zend_string_release(session->lock_key);
 	session->lock_key = NULL;
 	return FAILURE;
