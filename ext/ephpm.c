@@ -72,7 +72,8 @@ static ZEND_INI_MH(OnUpdateEphpmShmName)
 {
 	if (ZSTR_LEN(new_value) && !ephpm_shm_name_valid(ZSTR_VAL(new_value), ZSTR_LEN(new_value))) {
 		php_error_docref(NULL, E_WARNING, "Invalid \"%s\" setting \"%s\": must be empty or one '/' followed by "
-			"1 to 254 characters, none of them '/' (e.g. \"/ephpm\")", ZSTR_VAL(entry->name), ZSTR_VAL(new_value));
+			"1 to 254 characters, none of them '/', and not \".\" or \"..\" (e.g. \"/ephpm\")",
+			ZSTR_VAL(entry->name), ZSTR_VAL(new_value));
 		return FAILURE;
 	}
 	return OnUpdateString(entry, new_value, mh_arg1, mh_arg2, mh_arg3, stage);

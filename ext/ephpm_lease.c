@@ -11,6 +11,7 @@
 #include "php_ephpm.h"
 #include "ephpm_acquire.h"
 #include "ephpm_args.h"
+#include "ephpm_escape.h"
 #include "ephpm_lease.h"
 #include "ephpm_library.h"
 
@@ -119,8 +120,10 @@ static void release_unused(ephpm_lease *lease, const char *when)
 		if (ending && EPHPM_G(end_unreleased)) {
 			EPHPM_G(end_unreleased)++;
 		} else if (lease_release(lease, ops, &err) < 0) {
+			zend_string *shown = ephpm_escape(STR_ARGS(LEASE_NAME(lease)));
 			php_error_docref(NULL, E_WARNING, "Could not release %s \"%s\" %s: %s",
-				ZSTR_VAL(lease->std.ce->name), ZSTR_VAL(LEASE_NAME(lease)), when, err.message);
+				ZSTR_VAL(lease->std.ce->name), ZSTR_VAL(shown), when, err.message);
+			zend_string_release(shown);
 			if (ending && err.code == EPHPM_KV_E_UNAVAILABLE) {
 				EPHPM_G(end_unreleased) = 1;
 			}

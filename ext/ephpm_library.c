@@ -126,13 +126,26 @@ static int64_t server_timeout_ns(void)
 	return ephpm_wait_ns(EPHPM_G(server_timeout), false, &ns) == EPHPM_SECONDS_OK ? ns : EPHPM_NS_PER_SEC;
 }
 
+/* Throws Ephpm\KvException. With no frame at all (PHP reads and writes
+ * sessions before and after the script), PHP would turn it into a fatal
+ * error "in [no active file]" at once: a warning says it instead, and the
+ * caller fails as after a throw. */
+static void throw_kv(int code, const char *message)
+{
+	if (!EG(current_execute_data)) {
+		php_error_docref(NULL, E_WARNING, "%s", message);
+		return;
+	}
+	zend_throw_exception(ephpm_kv_exception_ce, message, code);
+}
+
 static void throw_fork_error(void)
 {
-	zend_throw_exception_ex(ephpm_kv_exception_ce, EPHPM_KV_E_UNAVAILABLE,
-		"ephpm-kv cannot be used in this process: it was forked (e.g. by pcntl_fork()) after the store "
-		"started in its parent (pid %ld), and a Go runtime does not survive fork(). "
-		"Fork before the first ephpm_kv_* call, or use the store only in the parent",
-		(long)loaded_pid);
+	char msg[512];
+	snprintf(msg, sizeof msg, "ephpm-kv cannot be used in this process: it was forked (e.g. by pcntl_fork()) "
+		"after the store started in its parent (pid %ld), and a Go runtime does not survive fork(). "
+		"Fork before the first ephpm_kv_* call, or use the store only in the parent", (long)loaded_pid);
+	throw_kv(EPHPM_KV_E_UNAVAILABLE, msg);
 }
 
 /* Signals PHP handles itself (max_execution_time's SIGPROF, pcntl_signal()
@@ -277,7 +290,7 @@ const ephpm_kv_ops *ephpm_library_load(void)
 	}
 	pthread_mutex_unlock(&load_lock);
 	if (!ops) {
-		zend_throw_exception(ephpm_kv_exception_ce, msg, code);
+		throw_kv(code, msg);
 	}
 	return ops;
 }
@@ -325,5 +338,7 @@ void ephpm_throw_store_error(const ephpm_kv_error *err)
 		hint = "; this is a bug in ephpm-kv";
 		break;
 	}
-	zend_throw_exception_ex(ephpm_kv_exception_ce, err->code, "ephpm-kv: %s%s", err->message, hint);
+	zend_string *msg = strpprintf(0, "ephpm-kv: %s%s", err->message, hint);
+	throw_kv(err->code, ZSTR_VAL(msg));
+	zend_string_release(msg);
 }

@@ -8,7 +8,8 @@
 extern const ephpm_kv_ops *ephpm_library_ops;
 
 /* Loads the library on first use; throws Ephpm\KvException and returns NULL
- * when it cannot be used in this process. */
+ * when it cannot be used in this process. With no frame to throw in (before
+ * or after the script), the exceptions here are warnings. */
 const ephpm_kv_ops *ephpm_library_load(void);
 
 static zend_always_inline const ephpm_kv_ops *ephpm_ops(void)
@@ -21,7 +22,8 @@ static zend_always_inline const ephpm_kv_ops *ephpm_ops(void)
  * what it holds (locks, a session lock) is the parent's. */
 bool ephpm_library_forked(void);
 
-/* Turns a store error into Ephpm\KvException, with a hint at the fix. */
+/* Turns a store error into Ephpm\KvException (or that warning), with a hint
+ * at the fix. */
 void ephpm_throw_store_error(const ephpm_kv_error *err);
 
 /* Whether a table the library returned has member (tables are append-only;

@@ -10,6 +10,7 @@
 #include "php_ephpm.h"
 #include "ephpm_acquire.h"
 #include "ephpm_args.h"
+#include "ephpm_escape.h"
 #include "ephpm_library.h"
 #include "ephpm_lock.h"
 
@@ -129,8 +130,10 @@ static void release_unused(ephpm_lock *lock, const char *when)
 		if (ending && EPHPM_G(end_unreleased)) {
 			EPHPM_G(end_unreleased)++;
 		} else if (lock_release(lock, ops, &err) < 0) {
-			php_error_docref(NULL, E_WARNING, "Could not release lock \"%s\" %s: %s",
-				ZSTR_VAL(LOCK_NAME(lock)), when, err.message);
+			zend_string *shown = ephpm_escape(STR_ARGS(LOCK_NAME(lock)));
+			php_error_docref(NULL, E_WARNING, "Could not release lock \"%s\" %s: %s", ZSTR_VAL(shown), when,
+				err.message);
+			zend_string_release(shown);
 			if (ending && err.code == EPHPM_KV_E_UNAVAILABLE) {
 				EPHPM_G(end_unreleased) = 1;
 			}
@@ -321,10 +324,13 @@ ZEND_METHOD(Ephpm_Lock, run)
 	switch (lock_acquire(name, ttl, wait, 3, false, 300, &lock_zv)) {
 	case EPHPM_ACQUIRE_OK:
 		break;
-	case EPHPM_ACQUIRE_TIMEOUT:
+	case EPHPM_ACQUIRE_TIMEOUT: {
+		zend_string *shown = ephpm_escape(STR_ARGS(name));
 		zend_throw_exception_ex(ephpm_lock_timeout_exception_ce, 0,
-			"Could not acquire lock \"%s\" within %.3F seconds", ZSTR_VAL(name), wait);
+			"Could not acquire lock \"%s\" within %.3F seconds", ZSTR_VAL(shown), wait);
+		zend_string_release(shown);
 		RETURN_THROWS();
+	}
 	case EPHPM_ACQUIRE_ERROR:
 		RETURN_THROWS();
 	}

@@ -14,6 +14,7 @@
 #include "php_ephpm.h"
 #include "ephpm_acquire.h"
 #include "ephpm_args.h"
+#include "ephpm_escape.h"
 #include "ephpm_library.h"
 #include "ephpm_lock.h"
 #include "ephpm_lockset.h"
@@ -113,7 +114,9 @@ static zend_string **sorted_names(HashTable *names, uint32_t *count)
 	qsort(sorted, n, sizeof(zend_string *), compare_names);
 	for (i = 1; i < n; i++) {
 		if (zend_string_equals(sorted[i - 1], sorted[i])) {
-			zend_argument_value_error(1, "must not contain \"%s\" more than once", ZSTR_VAL(sorted[i]));
+			zend_string *shown = ephpm_escape(STR_ARGS(sorted[i]));
+			zend_argument_value_error(1, "must not contain \"%s\" more than once", ZSTR_VAL(shown));
+			zend_string_release(shown);
 			goto fail;
 		}
 	}
@@ -138,8 +141,10 @@ static void release_taken(const ephpm_kv_ops *ops, HashTable *taken)
 		if (!gave_up && ephpm_lock_release(Z_OBJ_P(member), ops, &err) < 0) {
 			gave_up = true;
 			if (EG(exception)) {
+				zend_string *shown = ephpm_escape(STR_ARGS(ephpm_lock_name(Z_OBJ_P(member))));
 				php_error_docref(NULL, E_WARNING, "Could not release lock \"%s\" after a failed acquireAll(): %s",
-					ZSTR_VAL(ephpm_lock_name(Z_OBJ_P(member))), err.message);
+					ZSTR_VAL(shown), err.message);
+				zend_string_release(shown);
 			} else {
 				ephpm_throw_store_error(&err);
 			}

@@ -14,11 +14,13 @@
 #endif
 
 #include "php.h"
+#include "zend_exceptions.h"
 #include "ext/session/php_session.h"
 
 #include "php_ephpm.h"
 #include "ephpm_acquire.h"
 #include "ephpm_args.h"
+#include "ephpm_escape.h"
 #include "ephpm_get.h"
 #include "ephpm_library.h"
 #include "ephpm_session.h"
@@ -75,6 +77,40 @@ static zend_result store_error(const ephpm_kv_error *err)
 {
 	ephpm_throw_store_error(err);
 	return FAILURE;
+}
+
+/* Whether PHP code runs that could catch an exception. None does when PHP
+ * reads the session before the script (session.auto_start) or writes it
+ * after (at the end of the request, or from session_register_shutdown()). */
+static bool code_can_catch(void)
+{
+	for (zend_execute_data *ex = EG(current_execute_data); ex; ex = ex->prev_execute_data) {
+		if (ex->func && ZEND_USER_CODE(ex->func->type)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A store failure is an exception where code can catch it (session_start(),
+ * session_write_close()). Where none can, it would end the request with
+ * "Fatal error: Uncaught ... in [no active file]": a warning says it instead,
+ * which PHP follows with its own ("Failed to write session data"), as for
+ * its files handler. (With no frame at all, before or after the script,
+ * nothing is thrown: ephpm_throw_store_error warns itself.) */
+static zend_result warn_if_uncaught(zend_result result)
+{
+	zend_object *ex = EG(exception);
+	if (result == SUCCESS || !ex || !instanceof_function(ex->ce, ephpm_kv_exception_ce) || code_can_catch()) {
+		return result;
+	}
+	zval rv;
+	zend_string *message = zval_get_string(zend_read_property_ex(zend_get_exception_base(ex), ex,
+		ZSTR_KNOWN(ZEND_STR_MESSAGE), true, &rv));
+	zend_clear_exception();
+	php_error_docref(NULL, E_WARNING, "%s", ZSTR_VAL(message));
+	zend_string_release(message);
+	return result;
 }
 
 /* Gives the lock back with compare-and-delete: a lock that expired and was
@@ -173,14 +209,17 @@ static zend_result lock_and_read(const ephpm_kv_ops *ops, ephpm_session *session
 	if (rc == EPHPM_ACQUIRE_ERROR) {
 		return FAILURE;
 	}
+	zend_string *shown = ephpm_escape(STR_ARGS(sid));
 	if (EPHPM_G(session_lock_timeout_fail)) {
 		php_error_docref(NULL, E_WARNING, "Could not lock session %s within %.3F seconds "
-			"(ephpm.session_lock_wait): another request holds it", ZSTR_VAL(sid), wait);
+			"(ephpm.session_lock_wait): another request holds it", ZSTR_VAL(shown), wait);
+		zend_string_release(shown);
 		return FAILURE;
 	}
 	php_error_docref(NULL, E_WARNING, "Could not lock session %s within %.3F seconds "
 		"(ephpm.session_lock_wait): proceeding without the lock, so a concurrent request's "
-		"changes to this session may be lost", ZSTR_VAL(sid), wait);
+		"changes to this session may be lost", ZSTR_VAL(shown), wait);
+	zend_string_release(shown);
 	return read_data(ops, data_key, val);
 }
 
@@ -188,9 +227,11 @@ static zend_result lock_and_read(const ephpm_kv_ops *ops, ephpm_session *session
  * to release any more). */
 static zend_result lost_lock(ephpm_session *session, zend_string *sid)
 {
+	zend_string *shown = ephpm_escape(STR_ARGS(sid));
 	php_error_docref(NULL, E_WARNING, "Session %s was not written: its lock expired "
 		"(ephpm.session_lock_ttl = %.3F seconds) and another request may hold it now",
-		ZSTR_VAL(sid), EPHPM_G(session_lock_ttl));
+		ZSTR_VAL(shown), EPHPM_G(session_lock_ttl));
+	zend_string_release(shown);
 	zend_string_release(session->lock_key);
 	session->lock_key = NULL;
 	return FAILURE;
@@ -254,7 +295,7 @@ PS_OPEN_FUNC(ephpm)
 	return SUCCESS;
 }
 
-PS_CLOSE_FUNC(ephpm)
+static zend_result close_session(void **mod_data)
 {
 	ephpm_session *session = PS_GET_MOD_DATA();
 	zend_result result = SUCCESS;
@@ -277,7 +318,12 @@ PS_CLOSE_FUNC(ephpm)
 	return result;
 }
 
-PS_READ_FUNC(ephpm)
+PS_CLOSE_FUNC(ephpm)
+{
+	return warn_if_uncaught(close_session(mod_data));
+}
+
+static zend_result read_session(void **mod_data, zend_string *key, zend_string **val)
 {
 	ephpm_session *session = PS_GET_MOD_DATA();
 	const ephpm_kv_ops *ops = ephpm_ops();
@@ -292,7 +338,12 @@ PS_READ_FUNC(ephpm)
 	return result;
 }
 
-PS_WRITE_FUNC(ephpm)
+PS_READ_FUNC(ephpm)
+{
+	return warn_if_uncaught(read_session(mod_data, key, val));
+}
+
+static zend_result write_session(void **mod_data, zend_string *key, zend_string *val, zend_long maxlifetime)
 {
 	ephpm_session *session = PS_GET_MOD_DATA();
 	const ephpm_kv_ops *ops = ephpm_ops();
@@ -323,6 +374,11 @@ PS_WRITE_FUNC(ephpm)
 	return SUCCESS;
 }
 
+PS_WRITE_FUNC(ephpm)
+{
+	return warn_if_uncaught(write_session(mod_data, key, val, maxlifetime));
+}
+
 PS_DESTROY_FUNC(ephpm)
 {
 	ephpm_session *session = PS_GET_MOD_DATA();
@@ -350,13 +406,18 @@ PS_GC_FUNC(ephpm)
 PS_CREATE_SID_FUNC(ephpm)
 {
 	const ephpm_kv_ops *ops = ephpm_ops();
-	if (!ops) {
-		return NULL;
-	}
 	for (int attempt = 0; attempt < 3; attempt++) {
 		zend_string *sid = php_session_create_id(mod_data);
-		int exists = data_exists(ops, sid);
+		int exists = ops ? data_exists(ops, sid) : -1;
 		if (exists == 0) {
+			return sid;
+		}
+		if (exists < 0 && !code_can_catch()) {
+			/* Before the script (session.auto_start) PHP would end the
+			 * request on NULL ("Failed to create session ID"): after the
+			 * warning, an id the store could not check, whose read then
+			 * fails the session, not the request. */
+			warn_if_uncaught(FAILURE);
 			return sid;
 		}
 		zend_string_release(sid);
@@ -374,10 +435,10 @@ PS_VALIDATE_SID_FUNC(ephpm)
 		return FAILURE;
 	}
 	const ephpm_kv_ops *ops = ephpm_ops();
-	return ops && data_exists(ops, key) == 1 ? SUCCESS : FAILURE;
+	return warn_if_uncaught(ops && data_exists(ops, key) == 1 ? SUCCESS : FAILURE);
 }
 
-PS_UPDATE_TIMESTAMP_FUNC(ephpm)
+static zend_result update_timestamp(void **mod_data, zend_string *key, zend_string *val, zend_long maxlifetime)
 {
 	if (ephpm_library_forked()) {
 		/* Unchanged data in a child forked with the session open: the
@@ -397,6 +458,11 @@ PS_UPDATE_TIMESTAMP_FUNC(ephpm)
 	}
 	/* Gone meanwhile (expired, or never written because it was empty). */
 	return rc == 1 ? SUCCESS : write_data(ops, key, val, maxlifetime);
+}
+
+PS_UPDATE_TIMESTAMP_FUNC(ephpm)
+{
+	return warn_if_uncaught(update_timestamp(mod_data, key, val, maxlifetime));
 }
 
 const ps_module ps_mod_ephpm = {

@@ -28,8 +28,11 @@ static char settings_error[1024];
 
 bool ephpm_shm_name_valid(const char *name, size_t len)
 {
+	/* "/." and "/.." name /dev/shm and /dev: shm_open refuses them, only
+	 * later, at first use. */
+	bool dots = (len == 2 || len == 3) && memcmp(name, "/..", len) == 0;
 	return len >= 2 && len <= 255 && name[0] == '/' && !memchr(name + 1, '/', len - 1)
-		&& strlen(name) == len;
+		&& strlen(name) == len && !dots;
 }
 
 /* Checks a segment someone else published: ours alone, of our size. */

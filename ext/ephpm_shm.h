@@ -18,7 +18,7 @@
 #endif
 
 /* ephpm.shm_name: empty, or "/" followed by 1 to 254 characters, none a
- * '/' (shm_open's portable form). */
+ * '/', and not "." or ".." (shm_open's portable form). */
 bool ephpm_shm_name_valid(const char *name, size_t len);
 
 /* At startup: maps the anonymous segment (a named one is opened on first

@@ -14,7 +14,7 @@ ob_start();
 phpinfo(INFO_MODULES);
 preg_match('/^Shared segment => (.*)$/m', ob_get_clean(), $m);
 echo $m[1], "\n";
-foreach (['ephpm.shm_size' => ['-1', '1048575', '12abc', '200000G', ''], 'ephpm.shm_name' => ['/a/b', '/', 'a/', '/' . str_repeat('n', 255)]] as $setting => $values) {
+foreach (['ephpm.shm_size' => ['-1', '1048575', '12abc', '200000G', ''], 'ephpm.shm_name' => ['/a/b', '/', 'a/', '/.', '/..', '/' . str_repeat('n', 255)]] as $setting => $values) {
     foreach ($values as $value) {
         $out = ephpm_child('', "echo ' -> ', ini_get('$setting');", [$setting => $value]);
         echo preg_replace('/\s+/', ' ', str_replace(' in Unknown on line 0', '', $out)), "\n";
@@ -28,7 +28,7 @@ echo ephpm_child('', "echo ini_get('ephpm.shm_size');", ['ephpm.shm_size' => '1M
 --EXPECTF--
 Warning: PHP Startup: Invalid "ephpm.shm_size" setting: must be 0 (off) or from 1048576 to 140737488355328 bytes in Unknown on line 0
 
-Warning: PHP Startup: Invalid "ephpm.shm_name" setting "noslash": must be empty or one '/' followed by 1 to 254 characters, none of them '/' (e.g. "/ephpm") in Unknown on line 0
+Warning: PHP Startup: Invalid "ephpm.shm_name" setting "noslash": must be empty or one '/' followed by 1 to 254 characters, none of them '/', and not "." or ".." (e.g. "/ephpm") in Unknown on line 0
 string(3) "64M"
 string(0) ""
 bool(false)
@@ -39,9 +39,11 @@ Warning: PHP Startup: Invalid "ephpm.shm_size" setting: must be 0 (off) or from 
 Warning: PHP Startup: Invalid "ephpm.shm_size" setting "12abc": not a byte size such as "64M" -> 64M
 Warning: PHP Startup: Invalid "ephpm.shm_size" setting: must be 0 (off) or from 1048576 to 140737488355328 bytes -> 64M
 Warning: PHP Startup: Invalid "ephpm.shm_size" setting "": not a byte size such as "64M" -> 64M
-Warning: PHP Startup: Invalid "ephpm.shm_name" setting "/a/b": must be empty or one '/' followed by 1 to 254 characters, none of them '/' (e.g. "/ephpm") ->
-Warning: PHP Startup: Invalid "ephpm.shm_name" setting "/": must be empty or one '/' followed by 1 to 254 characters, none of them '/' (e.g. "/ephpm") ->
-Warning: PHP Startup: Invalid "ephpm.shm_name" setting "a/": must be empty or one '/' followed by 1 to 254 characters, none of them '/' (e.g. "/ephpm") ->
-Warning: PHP Startup: Invalid "ephpm.shm_name" setting "/%s": must be empty or one '/' followed by 1 to 254 characters, none of them '/' (e.g. "/ephpm") ->
+Warning: PHP Startup: Invalid "ephpm.shm_name" setting "/a/b": must be empty or one '/' followed by 1 to 254 characters, none of them '/', and not "." or ".." (e.g. "/ephpm") ->
+Warning: PHP Startup: Invalid "ephpm.shm_name" setting "/": must be empty or one '/' followed by 1 to 254 characters, none of them '/', and not "." or ".." (e.g. "/ephpm") ->
+Warning: PHP Startup: Invalid "ephpm.shm_name" setting "a/": must be empty or one '/' followed by 1 to 254 characters, none of them '/', and not "." or ".." (e.g. "/ephpm") ->
+Warning: PHP Startup: Invalid "ephpm.shm_name" setting "/.": must be empty or one '/' followed by 1 to 254 characters, none of them '/', and not "." or ".." (e.g. "/ephpm") ->
+Warning: PHP Startup: Invalid "ephpm.shm_name" setting "/..": must be empty or one '/' followed by 1 to 254 characters, none of them '/', and not "." or ".." (e.g. "/ephpm") ->
+Warning: PHP Startup: Invalid "ephpm.shm_name" setting "/%s": must be empty or one '/' followed by 1 to 254 characters, none of them '/', and not "." or ".." (e.g. "/ephpm") ->
 longest name accepted
 1M
