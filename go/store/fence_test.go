@@ -160,23 +160,48 @@ func TestTTLIfEq(t *testing.T) {
 }
 
 func TestFenceRecordsAreAccounted(t *testing.T) {
-	s := newTestStore(t, Config{MemoryLimit: 1000})
-	var err error
-	for i := 0; err == nil && i < 100; i++ {
-		_, err = s.Fence(fmt.Sprint("resource", i), 1)
+	s := newTestStore(t, Config{})
+	must(s.Fence("resource", 1))
+	if used, want := s.Counters().BytesUsed, int64(len("resource")+fenceOverhead); used != want {
+		t.Fatalf("one fence record: %d bytes used, want %d", used, want)
 	}
-	if err == nil || s.Counters().BytesUsed > 1000 {
-		t.Fatalf("fence records are not bounded by the memory limit: err=%v used=%d", err, s.Counters().BytesUsed)
-	}
-	noErr(t, s.Flush())
+	s.RaiseFenceFloor(2)
 	if used := s.Counters().BytesUsed; used != 0 {
-		t.Fatalf("after flush %d bytes used", used)
+		t.Fatalf("after the record went below the floor: %d bytes used", used)
+	}
+}
+
+// A flush empties the keys, not what the fence checks know: a fence
+// refused before it is refused after it, whether a record or the floor
+// refused it. The records keep their bytes.
+func TestFlushKeepsStaleFencesOut(t *testing.T) {
+	s := newTestStore(t, Config{})
+	noErr(t, s.Set("k", []byte("v"), 0))
+	must(s.Fence("db", 10))
+	s.RaiseFenceFloor(5)
+	records := s.Counters().BytesUsed - (&item{data: []byte("v")}).mem("k")
+	noErr(t, s.Flush())
+	for _, c := range []struct {
+		resource string
+		f        int64
+		want     bool
+	}{
+		{"db", 9, false}, // its record
+		{"db", 10, true},
+		{"never", 4, false}, // the floor
+		{"never", 5, true},
+	} {
+		if got := must(s.Fence(c.resource, c.f)); got != c.want {
+			t.Errorf("after Flush: Fence(%s, %d) = %v, want %v", c.resource, c.f, got, c.want)
+		}
+	}
+	if st := s.Counters(); st.Keys != 0 || st.BytesUsed != records+int64(len("never")+fenceOverhead) {
+		t.Fatalf("after Flush: %d keys, %d bytes used, fence records %d before it", st.Keys, st.BytesUsed, records)
 	}
 }
 
 // The fence floor holds every resource's check to at least it, recorded
-// or not; records below it are dropped (and their bytes given back), and
-// Flush forgets it with the records.
+// or not; records below it are dropped (and their bytes given back).
 func TestFenceFloor(t *testing.T) {
 	s := newTestStore(t, Config{})
 	fence := func(resource string, f int64) bool {
@@ -214,10 +239,6 @@ func TestFenceFloor(t *testing.T) {
 	s.RaiseFenceFloor(20) // never lowered
 	if fence("other", 30) {
 		t.Fatal("the floor went down")
-	}
-	noErr(t, s.Flush())
-	if !fence("low", 10) {
-		t.Fatal("Flush kept the floor")
 	}
 	// Restored with the rest of the state (a snapshot carries it).
 	r := newTestStore(t, Config{})

@@ -370,17 +370,12 @@ func parseCounter(it *item) (int64, error) {
 	return n, nil
 }
 
-// Flush implements kv.Engine. Fence records go too, and with them the
-// fence floor; the fence counter does not, so fences issued after a flush
-// are still larger than before it.
+// Flush implements kv.Engine. Fencing stays as it was (the counter, the
+// records and the floor): a flush must not make a stale fence acceptable
+// again.
 func (s *Store) Flush() error {
-	s.floor.Store(0)
 	s.m.DeleteMatching(func(key string, it *item) (bool, bool) {
 		s.forget(key, it)
-		return true, false
-	})
-	s.fences.DeleteMatching(func(resource string, _ int64) (bool, bool) {
-		s.used.Add(-int64(len(resource) + fenceOverhead))
 		return true, false
 	})
 	return nil
