@@ -372,7 +372,7 @@ func parseCounter(it *item) (int64, error) {
 
 // Flush implements kv.Engine. Fencing stays as it was (the counter, the
 // records and the floor): a flush must not make a stale fence acceptable
-// again.
+// again. The records are bounded without it (fencefold.go).
 func (s *Store) Flush() error {
 	s.m.DeleteMatching(func(key string, it *item) (bool, bool) {
 		s.forget(key, it)
