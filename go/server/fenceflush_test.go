@@ -7,42 +7,42 @@ import (
 	"testing"
 )
 
-// FLUSHDB and FLUSHALL empty the keys, never what the fence checks know:
-// the records, and the floor a crash restart raised.
-func TestFlushKeepsFenceChecks(t *testing.T) {
+// FLUSHDB and FLUSHALL delete every lock: every fence issued before them
+// is refused after them, on every resource, and the floor they raise
+// outlives a restart (a crash restart's, which they never lower, too).
+func TestFlushRefusesEarlierFences(t *testing.T) {
 	_, addr := startServer(t, Config{})
 	rc := dial(t, "unix", addr)
-	f := fences(t, rc, 2)
 	for _, flush := range []string{"FLUSHDB", "FLUSHALL"} {
+		f := fences(t, rc, 2)
 		runSteps(t, rc, []step{
 			cmd("1", "EPHPM.FENCE", "r", f[1]),
 			cmd("OK", flush),
 			cmd("0", "EPHPM.FENCE", "r", f[0]),
-			cmd("1", "EPHPM.FENCE", "r", f[1]),
+			cmd("0", "EPHPM.FENCE", "r", f[1]),
+			cmd("0", "EPHPM.FENCE", "never", f[1]),
+			cmd("0", "DBSIZE"),
 		})
+		after := fences(t, rc, 1)[0]
+		runSteps(t, rc, []step{cmd("1", "EPHPM.FENCE", "r", after), cmd("1", "EPHPM.FENCE", "never", after)})
 	}
 
 	cfg := quietConfig(t.TempDir())
 	s, rc := restart(t, cfg)
-	f = fences(t, rc, 2)
-	runSteps(t, rc, []step{cmd("1", "EPHPM.FENCE", "r", f[1])})
+	f := fences(t, rc, 1)
 	crash(s)
 	s, rc = restart(t, cfg) // the floor refuses every fence issued before
-	runSteps(t, rc, []step{
-		cmd("0", "EPHPM.FENCE", "other", f[0]),
-		cmd("OK", "FLUSHDB"),
-		cmd("0", "EPHPM.FENCE", "other", f[0]),
-	})
-	after := fences(t, rc, 1)[0]
-	runSteps(t, rc, []step{cmd("1", "EPHPM.FENCE", "r", after), cmd("OK", "FLUSHALL")})
-	// A clean restart after the flush keeps both.
+	runSteps(t, rc, []step{cmd("OK", "FLUSHDB"), cmd("0", "EPHPM.FENCE", "other", f[0])})
+	f = fences(t, rc, 2)
+	runSteps(t, rc, []step{cmd("1", "EPHPM.FENCE", "r", f[1]), cmd("OK", "FLUSHALL")})
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	_, rc = restart(t, cfg)
+	_, rc = restart(t, cfg) // a clean restart: the snapshot's floor
+	after := fences(t, rc, 1)[0]
 	runSteps(t, rc, []step{
-		cmd("0", "EPHPM.FENCE", "third", f[1]),
 		cmd("0", "EPHPM.FENCE", "r", f[1]),
+		cmd("0", "EPHPM.FENCE", "third", f[0]),
 		cmd("1", "EPHPM.FENCE", "r", after),
 	})
 }

@@ -171,32 +171,41 @@ func TestFenceRecordsAreAccounted(t *testing.T) {
 	}
 }
 
-// A flush empties the keys, not what the fence checks know: a fence
-// refused before it is refused after it, whether a record or the floor
-// refused it. The records keep their bytes.
-func TestFlushKeepsStaleFencesOut(t *testing.T) {
+// A flush deletes every lock, so every fence issued before it is refused
+// after it, on every resource; fences issued after it pass. The records it
+// covers go, with their bytes; one above every fence issued (a caller's
+// own) stays.
+func TestFlushRefusesEveryEarlierFence(t *testing.T) {
 	s := newTestStore(t, Config{})
 	noErr(t, s.Set("k", []byte("v"), 0))
-	must(s.Fence("db", 10))
-	s.RaiseFenceFloor(5)
-	records := s.Counters().BytesUsed - (&item{data: []byte("v")}).mem("k")
+	issued, _, err := s.SetNXFenced("lock", []byte("A"), time.Minute)
+	noErr(t, err)
+	must(s.Fence("db", issued))
+	own := issued + 1000
+	must(s.Fence("own", own))
 	noErr(t, s.Flush())
+	if st := s.Counters(); st.Keys != 0 || st.BytesUsed != int64(len("own")+fenceOverhead) {
+		t.Fatalf("after Flush: %d keys, %d bytes used, want own's record only", st.Keys, st.BytesUsed)
+	}
+	after, _, err := s.SetNXFenced("lock", []byte("B"), time.Minute)
+	noErr(t, err)
 	for _, c := range []struct {
 		resource string
 		f        int64
 		want     bool
 	}{
-		{"db", 9, false}, // its record
-		{"db", 10, true},
-		{"never", 4, false}, // the floor
-		{"never", 5, true},
+		{"db", issued - 1, false},
+		{"db", issued, false},
+		{"never", issued, false},
+		{"own", own - 1, false},
+		{"own", after, false},
+		{"db", after, true},
+		{"never", after, true},
+		{"own", own, true},
 	} {
 		if got := must(s.Fence(c.resource, c.f)); got != c.want {
 			t.Errorf("after Flush: Fence(%s, %d) = %v, want %v", c.resource, c.f, got, c.want)
 		}
-	}
-	if st := s.Counters(); st.Keys != 0 || st.BytesUsed != records+int64(len("never")+fenceOverhead) {
-		t.Fatalf("after Flush: %d keys, %d bytes used, fence records %d before it", st.Keys, st.BytesUsed, records)
 	}
 }
 

@@ -370,13 +370,16 @@ func parseCounter(it *item) (int64, error) {
 	return n, nil
 }
 
-// Flush implements kv.Engine. Fencing stays as it was (the counter, the
-// records and the floor): a flush must not make a stale fence acceptable
-// again. The records are bounded without it (fencefold.go).
+// Flush implements kv.Engine. It deletes every lock, so no fence issued
+// before it proves a hold any more: the floor rises above all of them, and
+// the records it covers go, so no stale fence is accepted after it. The
+// counter goes on above the floor. Records above it (fences the store did
+// not issue) stay.
 func (s *Store) Flush() error {
 	s.m.DeleteMatching(func(key string, it *item) (bool, bool) {
 		s.forget(key, it)
 		return true, false
 	})
+	s.RaiseFenceFloor(s.fm.counter.Load() + 1)
 	return nil
 }
