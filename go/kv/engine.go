@@ -63,6 +63,8 @@ type Engine interface {
 	// Incr adds by to the integer at key, creating it at 0 with ttl when
 	// absent; an existing key keeps its expiry.
 	Incr(key string, by int64, ttl time.Duration) (int64, error)
+	// Flush deletes every key. A fence Fence refused before it, Fence
+	// refuses after it (but where fence records are keys, as on a Redis).
 	Flush() error
 	Stats() (Stats, error)
 
