@@ -123,4 +123,5 @@ type Stats struct {
 	Compressed  int64 // entries currently stored compressed
 	ValueMax    int64 // largest value accepted
 	CompressMin int64 // values at or above this size are tried compressed; 0 = off
+	Fences      int64 // fence records held (Fence), in BytesUsed but not in Keys; a Redis's are keys
 }

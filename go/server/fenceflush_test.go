@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,6 +69,14 @@ func TestManyFenceResourcesLeaveRoomForData(t *testing.T) {
 				t.Fatalf("EPHPM.FENCE resource:%d %d = %s", j, j+1, got)
 			}
 		}
+	}
+	stats := rc.do("EPHPM.STATS")
+	held, err := strconv.Atoi(regexp.MustCompile(`"fences" (\d+)|$`).FindStringSubmatch(stats)[1])
+	if err != nil || held == 0 || held >= n {
+		t.Fatalf("EPHPM.STATS counts %d fence records of %d (%v): %s", held, n, err, stats)
+	}
+	if info := rc.do("INFO"); !strings.Contains(info, fmt.Sprintf(`fence_records:%d\r\n`, held)) {
+		t.Fatalf("INFO does not count %d fence records: %s", held, info)
 	}
 	runSteps(t, rc, []step{
 		cmd("OK", "SET", "data", strings.Repeat("x", limit/2)),

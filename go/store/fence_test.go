@@ -159,15 +159,19 @@ func TestTTLIfEq(t *testing.T) {
 	}
 }
 
+// Fence records count in Stats.Fences and BytesUsed, not in Keys.
 func TestFenceRecordsAreAccounted(t *testing.T) {
 	s := newTestStore(t, Config{})
 	must(s.Fence("resource", 1))
-	if used, want := s.Counters().BytesUsed, int64(len("resource")+fenceOverhead); used != want {
-		t.Fatalf("one fence record: %d bytes used, want %d", used, want)
+	must(s.Fence("resource", 2))
+	must(s.Fence("other", 3))
+	want := int64(len("resource") + len("other") + 2*fenceOverhead)
+	if st := s.Counters(); st.BytesUsed != want || st.Fences != 2 || st.Keys != 0 {
+		t.Fatalf("two fence records: %d bytes used (want %d), %d fences, %d keys", st.BytesUsed, want, st.Fences, st.Keys)
 	}
-	s.RaiseFenceFloor(2)
-	if used := s.Counters().BytesUsed; used != 0 {
-		t.Fatalf("after the record went below the floor: %d bytes used", used)
+	s.RaiseFenceFloor(3)
+	if st := s.Counters(); st.BytesUsed != int64(len("other")+fenceOverhead) || st.Fences != 1 {
+		t.Fatalf("after a record went below the floor: %d bytes used, %d fences", st.BytesUsed, st.Fences)
 	}
 }
 

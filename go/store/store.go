@@ -203,5 +203,6 @@ func (s *Store) Counters() kv.Stats {
 		Compressed:  s.compressed.Load(),
 		ValueMax:    s.cfg.MaxValueSize,
 		CompressMin: compressMin,
+		Fences:      int64(s.fences.Size()),
 	}
 }
