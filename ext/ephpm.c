@@ -305,6 +305,7 @@ static PHP_MINFO_FUNCTION(ephpm)
 			info_row_long("Expired", st.expired);
 			info_row_long("Rejected writes", st.rejected);
 			info_row_long("Compressed entries", st.compressed);
+			info_row_long("Fence records", st.fences);
 		}
 	}
 	php_info_print_table_end();

@@ -250,7 +250,7 @@ PHP_FUNCTION(ephpm_kv_stats)
 		ephpm_throw_store_error(&err);
 		RETURN_THROWS();
 	}
-	array_init_size(return_value, 12);
+	array_init_size(return_value, 13);
 	add_assoc_string(return_value, "engine", ephpm_engine_name(ephpm_library_engine()));
 	add_assoc_long(return_value, "keys", st.keys);
 	add_assoc_long(return_value, "bytes_used", st.bytes_used);
@@ -262,6 +262,7 @@ PHP_FUNCTION(ephpm_kv_stats)
 	add_assoc_long(return_value, "compressed", st.compressed);
 	add_assoc_long(return_value, "max_value_size", st.max_value_size);
 	add_assoc_long(return_value, "compress_min", st.compress_min);
+	add_assoc_long(return_value, "fences", st.fences);
 }
 
 PHP_FUNCTION(ephpm_kv_fence)

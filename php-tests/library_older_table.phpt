@@ -9,7 +9,7 @@ require __DIR__ . '/server.inc';
 $dir = sys_get_temp_dir() . '/ephpm-old-' . getmypid();
 @mkdir($dir);
 register_shutdown_function(function () use ($dir) { @unlink("$dir/old.c"); @unlink("$dir/libold.so"); @rmdir($dir); });
-// ABI 1 as it was before the shared engine: the table ends after set_if_locked.
+// A table as it was before the shared engine: it ends after set_if_locked.
 file_put_contents("$dir/old.c", '#include "ephpm_kv_ops.h"
 static ephpm_kv_ops table;
 const ephpm_kv_ops *ephpm_kv_get_ops(void) {
@@ -26,5 +26,5 @@ foreach (['shm' => ['ephpm.shm_size' => '4M'], 'map' => ['ephpm.shm_size' => '0'
 }
 ?>
 --EXPECTF--
-shm: UNAVAILABLE: ephpm-kv: %s/libold.so speaks ABI 1 (table of %d bytes), this extension needs ABI 1 (%d bytes): build both from the same source
-map: UNAVAILABLE: ephpm-kv: %s/libold.so speaks ABI 1 (table of %d bytes), this extension needs ABI 1 (%d bytes): build both from the same source
+shm: UNAVAILABLE: ephpm-kv: %s/libold.so speaks ABI 2 (table of %d bytes), this extension needs ABI 2 (%d bytes): build both from the same source
+map: UNAVAILABLE: ephpm-kv: %s/libold.so speaks ABI 2 (table of %d bytes), this extension needs ABI 2 (%d bytes): build both from the same source

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EPHPM_KV_ABI_VERSION 2 /* 2: ephpm_kv_config.shm_lock_timeout */
+#define EPHPM_KV_ABI_VERSION 2 /* 2: ephpm_kv_stats.fences, ephpm_kv_config.shm_lock_timeout */
 #define EPHPM_KV_MAX_KEY_SIZE (64 * 1024)
 #define EPHPM_KV_MAX_TTL_SECONDS INT64_C(3153600000) /* 100 years: kv.MaxTTL */
 #define EPHPM_KV_ERROR_MESSAGE_SIZE 256
@@ -87,6 +87,7 @@ typedef struct ephpm_kv_stats {
 	int64_t compressed;
 	int64_t max_value_size;
 	int64_t compress_min;
+	int64_t fences;
 } ephpm_kv_stats;
 
 typedef struct ephpm_kv_ops {

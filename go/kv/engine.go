@@ -63,6 +63,8 @@ type Engine interface {
 	// Incr adds by to the integer at key, creating it at 0 with ttl when
 	// absent; an existing key keeps its expiry.
 	Incr(key string, by int64, ttl time.Duration) (int64, error)
+	// Flush deletes every key. A fence Fence refused before it, Fence
+	// refuses after it (but where fence records are keys, as on a Redis).
 	Flush() error
 	Stats() (Stats, error)
 
@@ -121,4 +123,5 @@ type Stats struct {
 	Compressed  int64 // entries currently stored compressed
 	ValueMax    int64 // largest value accepted
 	CompressMin int64 // values at or above this size are tried compressed; 0 = off
+	Fences      int64 // fence records held (Fence), in BytesUsed but not in Keys; a Redis's are keys
 }

@@ -24,4 +24,5 @@ var StatsFields = [...]StatsField{
 	{"compressed", func(s *Stats) *int64 { return &s.Compressed }},
 	{"max_value_size", func(s *Stats) *int64 { return &s.ValueMax }},
 	{"compress_min", func(s *Stats) *int64 { return &s.CompressMin }},
+	{"fences", func(s *Stats) *int64 { return &s.Fences }},
 }

@@ -58,8 +58,8 @@ func cmdInfo(s *Server, c *conn, a [][]byte) {
 		s.totalConns.Load(), s.totalCmds.Load(), s.rejectedConns.Load())
 	fmt.Fprintf(&b, "client_query_buffer_limit_disconnections:%d\r\nclient_output_buffer_limit_disconnections:%d\r\n",
 		s.queryLimitDrops.Load(), s.outputLimitDrops.Load())
-	fmt.Fprintf(&b, "keyspace_hits:%d\r\nkeyspace_misses:%d\r\nexpired_keys:%d\r\nrejected_writes:%d\r\ncompressed_keys:%d\r\n",
-		st.Hits, st.Misses, st.Expired, st.Rejected, st.Compressed)
+	fmt.Fprintf(&b, "keyspace_hits:%d\r\nkeyspace_misses:%d\r\nexpired_keys:%d\r\nrejected_writes:%d\r\ncompressed_keys:%d\r\nfence_records:%d\r\n",
+		st.Hits, st.Misses, st.Expired, st.Rejected, st.Compressed, st.Fences)
 	fmt.Fprintf(&b, "\r\n# Keyspace\r\ndb0:keys=%d\r\n", st.Keys)
 	c.WriteBulk(b.Bytes())
 }

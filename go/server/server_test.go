@@ -192,7 +192,7 @@ func TestCommands(t *testing.T) {
 			cmd("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?", "AUTH", "x"),
 		},
 		"ephpm commands": {
-			cmd("*", "EPHPM.SETNXFENCED", "lock", "tok", "60000"), cmd("0", "EPHPM.SETNXFENCED", "lock", "tok2", "60000"), // * a fence: µs clock or more
+			cmd("*", "EPHPM.SETNXFENCED", "lock", "tok", "60000"), cmd("0", "EPHPM.SETNXFENCED", "lock", "tok2", "60000"), // * a fence: ns clock or more
 			cmd("1", "EPHPM.FENCE", "res", "5"), cmd("0", "EPHPM.FENCE", "res", "4"),
 			cmd("1", "EPHPM.PEXPIREIFEQ", "lock", "tok", "30000"), cmd("0", "EPHPM.PEXPIREIFEQ", "lock", "bad", "30000"),
 			cmd("29999*", "EPHPM.PTTLIFEQ", "lock", "tok"), cmd("-2", "EPHPM.PTTLIFEQ", "lock", "bad"),

@@ -131,7 +131,7 @@ func TestSnapshotLeaseTimesSurviveRestart(t *testing.T) {
 func TestSnapshotLeaseFencesAfterCrash(t *testing.T) {
 	cfg := quietConfig(t.TempDir())
 	cfg.FenceBlock = 10
-	mark := time.Now().UnixMicro() + 1e12
+	mark := time.Now().UnixNano() + 1e15
 	if err := writeFenceFile(fencePath(cfg.Snapshot), fenceFile{mark: mark}); err != nil {
 		t.Fatal(err)
 	}

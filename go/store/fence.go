@@ -25,33 +25,53 @@ func (s *Store) SetNXFenced(key string, value []byte, ttl time.Duration) (int64,
 	return fence, ok, err
 }
 
-// Fence implements kv.Engine.
+// testHookFenceChecked, if set, runs between Fence's checks without the
+// record's lock and its decision under it.
+var testHookFenceChecked func()
+
+// Fence implements kv.Engine. A new record past the records' share of
+// the memory limit first folds the lowest ones into the floor (fencefold.go).
 func (s *Store) Fence(resource string, fence int64) (bool, error) {
 	if err := kv.CheckKey(resource); err != nil {
 		return false, err
 	}
 	// A stale fence is refused without allocating.
-	if floor := s.floor.Load(); floor != 0 && fence < floor {
+	if s.belowFloor(fence) {
 		return false, nil
 	}
-	if highest, ok := s.fences.Load(resource); ok && fence < highest {
+	highest, recorded := s.fences.Load(resource)
+	if recorded && fence < highest {
 		return false, nil
+	}
+	mem := fenceRecordMem(resource)
+	if !recorded && s.fenceMem.Load()+mem > s.fenceBudget() {
+		s.foldFences(mem)
 	}
 	owned := strings.Clone(resource)
-	mem := int64(len(owned) + fenceOverhead)
-	var accepted, full bool
-	s.fences.Compute(owned, func(highest int64, loaded bool) (int64, xsync.ComputeOp) {
-		if loaded && fence < highest {
-			return highest, xsync.CancelOp
-		}
-		if !loaded && !s.reserve(mem) {
-			full = true
-			return highest, xsync.CancelOp
-		}
-		accepted = true
-		return fence, xsync.UpdateOp
+	if testHookFenceChecked != nil {
+		testHookFenceChecked()
+	}
+	var accepted bool
+	fits := s.retryWhenFull(func() (full bool) {
+		s.fences.Compute(owned, func(highest int64, loaded bool) (int64, xsync.ComputeOp) {
+			// The floor again, under the record's lock: a fold raises it
+			// before it deletes the records it covers.
+			if (loaded && fence < highest) || s.belowFloor(fence) {
+				return highest, xsync.CancelOp
+			}
+			if !loaded {
+				if !s.reserve(mem) {
+					full = true
+					return highest, xsync.CancelOp
+				}
+				s.fenceMem.Add(mem)
+			}
+			accepted = true
+			return fence, xsync.UpdateOp
+		})
+		return full
 	})
-	if full {
+	if !fits {
 		s.rejected.Inc()
 		return false, s.fullErrorBytes(mem)
 	}
@@ -87,13 +107,15 @@ type FenceState struct {
 	Floor   int64
 }
 
-// Fences returns the fencing state.
+// Fences returns the fencing state. The floor is read after the records:
+// a record a fold deleted meanwhile is then covered by the floor read.
 func (s *Store) Fences() FenceState {
-	st := FenceState{Counter: s.fm.counter.Load(), Highest: map[string]int64{}, Floor: s.floor.Load()}
+	st := FenceState{Counter: s.fm.counter.Load(), Highest: map[string]int64{}}
 	s.fences.Range(func(resource string, fence int64) bool {
 		st.Highest[resource] = fence
 		return true
 	})
+	st.Floor = s.floor.Load()
 	return st
 }
 
@@ -118,16 +140,9 @@ func (s *Store) RestoreFences(st FenceState) error {
 // floor says more than they do. 0 is none (a fresh store's: any int64 is a
 // valid fence there); fences the store issues are positive.
 func (s *Store) RaiseFenceFloor(floor int64) {
-	if !raise(&s.floor, floor) {
-		return
+	if raise(&s.floor, floor) {
+		s.dropFences(func(fence int64) bool { return fence < floor })
 	}
-	s.fences.DeleteMatching(func(resource string, fence int64) (bool, bool) {
-		if fence >= floor {
-			return false, false
-		}
-		s.used.Add(-int64(len(resource) + fenceOverhead))
-		return true, false
-	})
 }
 
 // raise sets v to at least to; false when it was there already.

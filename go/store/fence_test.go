@@ -159,24 +159,62 @@ func TestTTLIfEq(t *testing.T) {
 	}
 }
 
+// Fence records count in Stats.Fences and BytesUsed, not in Keys.
 func TestFenceRecordsAreAccounted(t *testing.T) {
-	s := newTestStore(t, Config{MemoryLimit: 1000})
-	var err error
-	for i := 0; err == nil && i < 100; i++ {
-		_, err = s.Fence(fmt.Sprint("resource", i), 1)
+	s := newTestStore(t, Config{})
+	must(s.Fence("resource", 1))
+	must(s.Fence("resource", 2))
+	must(s.Fence("other", 3))
+	want := int64(len("resource") + len("other") + 2*fenceOverhead)
+	if st := s.Counters(); st.BytesUsed != want || st.Fences != 2 || st.Keys != 0 {
+		t.Fatalf("two fence records: %d bytes used (want %d), %d fences, %d keys", st.BytesUsed, want, st.Fences, st.Keys)
 	}
-	if err == nil || s.Counters().BytesUsed > 1000 {
-		t.Fatalf("fence records are not bounded by the memory limit: err=%v used=%d", err, s.Counters().BytesUsed)
+	s.RaiseFenceFloor(3)
+	if st := s.Counters(); st.BytesUsed != int64(len("other")+fenceOverhead) || st.Fences != 1 {
+		t.Fatalf("after a record went below the floor: %d bytes used, %d fences", st.BytesUsed, st.Fences)
 	}
+}
+
+// A flush deletes every lock, so every fence issued before it is refused
+// after it, on every resource; fences issued after it pass. The records it
+// covers go, with their bytes; one above every fence issued (a caller's
+// own) stays.
+func TestFlushRefusesEveryEarlierFence(t *testing.T) {
+	s := newTestStore(t, Config{})
+	noErr(t, s.Set("k", []byte("v"), 0))
+	issued, _, err := s.SetNXFenced("lock", []byte("A"), time.Minute)
+	noErr(t, err)
+	must(s.Fence("db", issued))
+	own := issued + 1000
+	must(s.Fence("own", own))
 	noErr(t, s.Flush())
-	if used := s.Counters().BytesUsed; used != 0 {
-		t.Fatalf("after flush %d bytes used", used)
+	if st := s.Counters(); st.Keys != 0 || st.BytesUsed != int64(len("own")+fenceOverhead) {
+		t.Fatalf("after Flush: %d keys, %d bytes used, want own's record only", st.Keys, st.BytesUsed)
+	}
+	after, _, err := s.SetNXFenced("lock", []byte("B"), time.Minute)
+	noErr(t, err)
+	for _, c := range []struct {
+		resource string
+		f        int64
+		want     bool
+	}{
+		{"db", issued - 1, false},
+		{"db", issued, false},
+		{"never", issued, false},
+		{"own", own - 1, false},
+		{"own", after, false},
+		{"db", after, true},
+		{"never", after, true},
+		{"own", own, true},
+	} {
+		if got := must(s.Fence(c.resource, c.f)); got != c.want {
+			t.Errorf("after Flush: Fence(%s, %d) = %v, want %v", c.resource, c.f, got, c.want)
+		}
 	}
 }
 
 // The fence floor holds every resource's check to at least it, recorded
-// or not; records below it are dropped (and their bytes given back), and
-// Flush forgets it with the records.
+// or not; records below it are dropped (and their bytes given back).
 func TestFenceFloor(t *testing.T) {
 	s := newTestStore(t, Config{})
 	fence := func(resource string, f int64) bool {
@@ -214,10 +252,6 @@ func TestFenceFloor(t *testing.T) {
 	s.RaiseFenceFloor(20) // never lowered
 	if fence("other", 30) {
 		t.Fatal("the floor went down")
-	}
-	noErr(t, s.Flush())
-	if !fence("low", 10) {
-		t.Fatal("Flush kept the floor")
 	}
 	// Restored with the rest of the state (a snapshot carries it).
 	r := newTestStore(t, Config{})

@@ -12,10 +12,12 @@ import (
 // Fences must never go backwards, not even across a crash. Two things see
 // to it:
 //
-//   - The counter starts at the wall clock in microseconds (or higher), so
+//   - The counter starts at the wall clock in nanoseconds (or higher), so
 //     a restarted store, even one that kept no state, starts above what it
 //     issued before as long as the clock did not step back and it issued
-//     fewer than a million fences a second on average.
+//     fewer than a billion fences a second on average: more than one
+//     atomic counter can count (microseconds were passed by one process
+//     taking 1.5 M fenced locks a second). Int64 holds them until 2262.
 //   - With DurableFences (the server with --snapshot), no fence above a
 //     durable high-water mark is ever issued: the next block of fences is
 //     reserved, durably, in the background once half of the current block
@@ -51,11 +53,11 @@ type fenceMarks struct {
 
 var errStoreClosed = errors.New("the store is closed")
 
-// wallMicros seeds the counter; tests step it back.
-var wallMicros = func() int64 { return time.Now().UnixMicro() }
+// wallNanos seeds the counter; tests step it back.
+var wallNanos = func() int64 { return time.Now().UnixNano() }
 
 func (f *fenceMarks) init() {
-	f.counter.Store(wallMicros())
+	f.counter.Store(wallNanos())
 	f.soft.Store(math.MaxInt64)
 	f.limit.Store(math.MaxInt64)
 	f.cond.L = &f.mu

@@ -14,11 +14,35 @@ import (
 // A store that kept nothing (in-process, or a server without --snapshot)
 // still does not restart its fences at 1.
 func TestFencesStartAtTheWallClock(t *testing.T) {
-	before := time.Now().UnixMicro()
+	before := time.Now().UnixNano()
 	s := newTestStore(t, Config{})
 	f, ok, err := s.SetNXFenced("a", []byte("t"), 0)
 	if err != nil || !ok || f <= before {
-		t.Fatalf("first fence %d (ok=%v err=%v), want above the clock %d µs", f, ok, err, before)
+		t.Fatalf("first fence %d (ok=%v err=%v), want above the clock %d ns", f, ok, err, before)
+	}
+}
+
+// A store that kept nothing starts above every fence the one before it
+// issued, at any rate this machine can issue them: the seed counts wall
+// clock nanoseconds, more than any counter can count in the same time.
+func TestRestartStartsAboveEveryFenceIssued(t *testing.T) {
+	first := New(Config{})
+	start := time.Now()
+	n := 0
+	for time.Since(start) < 20*time.Millisecond {
+		for range 1000 {
+			if _, err := first.issueFence(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n += 1000
+	}
+	last := first.LastFence()
+	first.Close()
+	second := newTestStore(t, Config{})
+	if f, _, err := second.SetNXFenced("k", []byte("t"), 0); err != nil || f <= last {
+		t.Fatalf("first fence after a restart %d (%v), %d below the last before it (%d fences at %.1f M/s)",
+			f, err, last-f, n, float64(n)/time.Since(start).Seconds()/1e6)
 	}
 }
 
@@ -117,9 +141,9 @@ func TestFenceReservationFailureRefusesTheAcquisition(t *testing.T) {
 // The durable mark, not the clock, is what keeps fences from going
 // backwards when the clock steps back between two runs.
 func TestDurableMarkOutlivesAClockStepBack(t *testing.T) {
-	now := time.Now().UnixMicro()
-	defer func(f func() int64) { wallMicros = f }(wallMicros)
-	wallMicros = func() int64 { return now }
+	now := time.Now().UnixNano()
+	defer func(f func() int64) { wallNanos = f }(wallNanos)
+	wallNanos = func() int64 { return now }
 	first := New(Config{})
 	var durable atomic.Int64
 	noErr(t, first.DurableFences(func(mark int64) error { durable.Store(mark); return nil }, 16))
@@ -131,7 +155,7 @@ func TestDurableMarkOutlivesAClockStepBack(t *testing.T) {
 	}
 	first.Close() // as good as a crash: nothing but the mark is kept
 
-	wallMicros = func() int64 { return now - 3600e6 } // an hour back
+	wallNanos = func() int64 { return now - 3600e9 } // an hour back
 	second := newTestStore(t, Config{})
 	noErr(t, second.RestoreFences(FenceState{Counter: durable.Load()}))
 	if f, _, err := second.SetNXFenced("k", []byte("t"), 0); err != nil || f <= highest {
@@ -166,9 +190,9 @@ func BenchmarkFencedAcquireRelease(b *testing.B) {
 // reservation as a lock's: a restart starts above every lease fence issued
 // before it even when the clock stepped back.
 func TestDurableMarkCoversLeaseFences(t *testing.T) {
-	now := time.Now().UnixMicro()
-	defer func(f func() int64) { wallMicros = f }(wallMicros)
-	wallMicros = func() int64 { return now }
+	now := time.Now().UnixNano()
+	defer func(f func() int64) { wallNanos = f }(wallNanos)
+	wallNanos = func() int64 { return now }
 	first := New(Config{})
 	var durable atomic.Int64
 	noErr(t, first.DurableFences(func(mark int64) error { durable.Store(mark); return nil }, 16))
@@ -183,7 +207,7 @@ func TestDurableMarkCoversLeaseFences(t *testing.T) {
 	}
 	first.Close() // as good as a crash: nothing but the mark is kept
 
-	wallMicros = func() int64 { return now - 3600e6 } // an hour back
+	wallNanos = func() int64 { return now - 3600e9 } // an hour back
 	second := newTestStore(t, Config{})
 	noErr(t, second.RestoreFences(FenceState{Counter: durable.Load()}))
 	if f, ok, err := second.LeaseAcquire("k", []byte("t"), kv.LeasePermit, 1, time.Minute, 0); err != nil || !ok || f <= highest {

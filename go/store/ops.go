@@ -370,18 +370,16 @@ func parseCounter(it *item) (int64, error) {
 	return n, nil
 }
 
-// Flush implements kv.Engine. Fence records go too, and with them the
-// fence floor; the fence counter does not, so fences issued after a flush
-// are still larger than before it.
+// Flush implements kv.Engine. It deletes every lock, so no fence issued
+// before it proves a hold any more: the floor rises above all of them, and
+// the records it covers go, so no stale fence is accepted after it. The
+// counter goes on above the floor. Records above it (fences the store did
+// not issue) stay.
 func (s *Store) Flush() error {
-	s.floor.Store(0)
 	s.m.DeleteMatching(func(key string, it *item) (bool, bool) {
 		s.forget(key, it)
 		return true, false
 	})
-	s.fences.DeleteMatching(func(resource string, _ int64) (bool, bool) {
-		s.used.Add(-int64(len(resource) + fenceOverhead))
-		return true, false
-	})
+	s.RaiseFenceFloor(s.fm.counter.Load() + 1)
 	return nil
 }

@@ -65,12 +65,14 @@ type Store struct {
 	hits, misses, expired, rejected *xsync.Counter
 	compressed                      atomic.Int64
 
-	fm     fenceMarks                // issues fences; never reset, not even by Flush
-	fences *xsync.Map[string, int64] // highest fence seen per resource
-	floor  atomic.Int64              // every resource's fence check refuses below this (RaiseFenceFloor); 0 = none
-	snap   snapshotState             // point-in-time exports
+	fm       fenceMarks                // issues fences; never reset, not even by Flush
+	fences   *xsync.Map[string, int64] // highest fence seen per resource
+	fenceMem atomic.Int64              // bytes of used that the fence records hold
+	floor    atomic.Int64              // every resource's fence check refuses below this (RaiseFenceFloor, foldFences); 0 = none
+	snap     snapshotState             // point-in-time exports
 
 	reclaimMu sync.Mutex // one full reclaim at a time when the store is full
+	foldMu    sync.Mutex // one fold of fence records at a time
 	stop      chan struct{}
 	swept     chan struct{}
 	closeOnce sync.Once
@@ -201,5 +203,6 @@ func (s *Store) Counters() kv.Stats {
 		Compressed:  s.compressed.Load(),
 		ValueMax:    s.cfg.MaxValueSize,
 		CompressMin: compressMin,
+		Fences:      int64(s.fences.Size()),
 	}
 }

@@ -52,7 +52,7 @@ func TestLeaseFencesAfterKill9(t *testing.T) {
 	t.Setenv("EPHPM_KV_FENCE_BLOCK", "64")
 	dir := t.TempDir()
 	sock, snap := filepath.Join(dir, "kv.sock"), filepath.Join(dir, "kv.snap")
-	mark := time.Now().UnixMicro() + 1e12
+	mark := time.Now().UnixNano() + 1e15
 	writeFenceMark(t, snap+".fence", mark)
 	log := &fenceLog{t: t}
 	s := start(t, sock, "--snapshot", snap, "--snapshot-every", "20ms")

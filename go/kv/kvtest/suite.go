@@ -56,7 +56,8 @@ type Target struct {
 	MemorySlack int64
 	// FencesAreKeys: the engine keeps its fence counter and each
 	// resource's fence record as keys of its own keyspace (a Redis, under
-	// an "ephpm:" prefix), so they count in Stats.Keys.
+	// an "ephpm:" prefix), so they count in Stats.Keys, and Flush (the
+	// server's FLUSHDB) takes the records with the keys.
 	FencesAreKeys bool
 	// FencesPerHashTag: fences rise per Redis Cluster hash tag only (the
 	// counter must share its lock's slot), not across every lock name. The
@@ -154,6 +155,7 @@ func Run(t *testing.T, target Target) {
 		{"Incr", DefaultConfig, checkIncr},
 		{"Fences", DefaultConfig, checkFences},
 		{"Flush", DefaultConfig, checkFlush},
+		{"FlushRefusesStaleFences", DefaultConfig, checkFlushFences},
 		{"Session", DefaultConfig, func(h *harness) { CheckSessionOpsLag(h.t, h.e, target.ExpiryLag) }},
 		{"SessionRefuse", DefaultConfig, func(h *harness) {
 			CheckSessionOpsRefuse(h.t, h.e, make([]byte, h.cfg.MaxValueSize+1))
