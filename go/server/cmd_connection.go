@@ -3,8 +3,6 @@ package server
 import (
 	"crypto/subtle"
 	"strings"
-	"sync"
-	"time"
 )
 
 // Connection commands: PING, ECHO, HELLO, AUTH, QUIT, SELECT.
@@ -111,45 +109,4 @@ func cmdSelect(s *Server, c *conn, a [][]byte) {
 	}
 }
 
-// rateLog counts events and logs at most one line per interval: the first
-// event of a quiet spell at once, the rest as a count when the interval has
-// passed, so a password-guessing flood costs one log line a second.
-type rateLog struct {
-	mu      sync.Mutex
-	last    time.Time // when the last line was written
-	pending int       // events since then
-	remote  string    // the latest event's client
-	timer   *time.Timer
-}
-
-const authLogInterval = time.Second
-
-func (s *Server) authFailed(c *conn) {
-	r := &s.authFailures
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.pending++
-	r.remote = c.remoteAddr()
-	if wait := authLogInterval - time.Since(r.last); wait > 0 {
-		if r.timer == nil {
-			r.timer = time.AfterFunc(wait, func() {
-				r.mu.Lock()
-				defer r.mu.Unlock()
-				r.timer = nil
-				s.logAuthFailures()
-			})
-		}
-		return
-	}
-	s.logAuthFailures()
-}
-
-// logAuthFailures writes the line; r.mu is held.
-func (s *Server) logAuthFailures() {
-	r := &s.authFailures
-	if r.pending == 0 {
-		return
-	}
-	s.log.Warn("failed AUTH", "failures", r.pending, "last_remote", r.remote)
-	r.pending, r.last = 0, time.Now()
-}
+func (s *Server) authFailed(c *conn) { s.authFailures.event(c.remoteAddr()) }

@@ -14,6 +14,7 @@ package server
 // and a connection holds at most: its read buffer (the command limit, up to
 // twice that while it doubles), 40 bytes per argument, a 128 KiB reply
 // buffer, one value in flight (max value size) and its goroutine's stack.
+// All clients' buffers together are bounded by --max-client-memory.
 
 import (
 	"bufio"
@@ -387,4 +388,58 @@ func TestHostileManyConnections(t *testing.T) {
 	if got := rc.do("PING"); got != "PONG" {
 		t.Fatalf("after the connections closed, PING = %s", got)
 	}
+}
+
+// Two hundred clients each send 3 MiB of an MSET that never ends (under
+// --max-command-size, so no limit of one connection stops it): the budget
+// for all clients' buffers (--max-client-memory) closes the largest, and
+// the peak stays under 400 MB at the defaults (it was 879 MB).
+func TestHostileUnfinishedMSets(t *testing.T) {
+	const clients, budget = 200, 128 * mib // the server's default --max-client-memory
+	p := startProc(t, 0)
+	pr := p.startProbe()
+	msg := []byte("*7\r\n$4\r\nMSET\r\n$1\r\na\r\n")
+	msg = append(msg, bulk(mib)...)
+	msg = append(msg, "$1\r\nb\r\n"...)
+	msg = append(msg, bulk(mib)...)
+	msg = append(msg, fmt.Sprintf("$1\r\nc\r\n$%d\r\n", mib)...)
+	msg = append(msg, bytes.Repeat([]byte("x"), mib-64)...) // the last value stays unfinished
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	sent := 0
+	for range clients {
+		c := p.dial()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.c.SetWriteDeadline(time.Now().Add(20 * time.Second))
+			n, _ := c.c.Write(msg)
+			mu.Lock()
+			sent += n
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	t.Logf("attackers sent %d MiB", sent/mib)
+	// buffers of a dozen sizes, freed and allocated at this rate, leave
+	// the heap's pages fragmented: an eighth more
+	p.checkPeak("unfinished MSETs", 0, 1, budget+budget/8)
+	if peak := p.status("VmHWM"); peak >= 400e6 {
+		t.Errorf("peak RSS %d MB, want under 400 MB", peak/1e6)
+	}
+	if got, _ := strconv.Atoi(p.info("evicted_clients")); got < 1 {
+		t.Errorf("evicted_clients = %d, want clients closed for the budget", got)
+	}
+	// Clients closed for the budget count until their goroutine has let go.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		got, _ := strconv.ParseInt(p.info("mem_clients_normal"), 10, 64)
+		if got > 0 && got <= budget {
+			t.Logf("clients' buffers now hold %.1f MiB", float64(got)/mib)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mem_clients_normal = %d, want the clients' buffers, within the budget of %d", got, budget)
+		}
+	}
+	pr.check(t, "unfinished MSETs")
 }

@@ -227,7 +227,7 @@ func TestAuthFailuresLogRateLimited(t *testing.T) {
 		}
 	}
 	elapsed := time.Since(start)
-	time.Sleep(authLogInterval + 200*time.Millisecond) // the count of the rest is logged
+	time.Sleep(logInterval + 200*time.Millisecond) // the count of the rest is logged
 	mu.Lock()
 	defer mu.Unlock()
 	lines := strings.Split(strings.TrimSpace(logged.String()), "\n")
@@ -240,7 +240,7 @@ func TestAuthFailuresLogRateLimited(t *testing.T) {
 		total += n
 	}
 	// one line at once, then at most one a second
-	if maxLines := 2 + int(elapsed/authLogInterval); len(lines) > maxLines || total != tries {
+	if maxLines := 2 + int(elapsed/logInterval); len(lines) > maxLines || total != tries {
 		t.Errorf("%d lines counting %d failures for %d tries:\n%s", len(lines), total, tries, logged.String())
 	}
 }
