@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/subtle"
 	"strings"
+	"time"
 )
 
 // Connection commands: PING, ECHO, HELLO, AUTH, QUIT, SELECT.
@@ -109,4 +110,46 @@ func cmdSelect(s *Server, c *conn, a [][]byte) {
 	}
 }
 
-func (s *Server) authFailed(c *conn) { s.authFailures.event(c.remoteAddr()) }
+// Failed AUTHs slow down per connection. The first authFreeFailures are
+// answered at once (a client with a wrong password fails once and hangs
+// up); each further one is answered after a delay that starts at
+// authDelayMin and doubles up to authDelayMax, so one connection guesses
+// about one password a second instead of 800,000. The delay is the
+// guesser's own: other connections, a right password among them, are not
+// slowed. Closing the connection instead would not help, as a new one costs
+// the guesser microseconds; parallel guessers are bounded by --maxclients.
+const (
+	authFreeFailures = 3
+	authDelayMin     = 100 * time.Millisecond
+	authDelayMax     = time.Second
+)
+
+// authDelay is the wait before answering a connection's failures-th
+// failed AUTH.
+func authDelay(failures int) time.Duration {
+	n := failures - authFreeFailures - 1
+	if n < 0 {
+		return 0
+	}
+	if n >= 4 { // authDelayMin<<4 is past authDelayMax
+		return authDelayMax
+	}
+	return min(authDelayMin<<n, authDelayMax)
+}
+
+func (s *Server) authFailed(c *conn) {
+	s.authFailures.event(c.remoteAddr())
+	if s.cfg.Password == "" {
+		return // nothing to guess: HELLO's AUTH cannot succeed
+	}
+	c.authFailures++
+	if d := authDelay(c.authFailures); d > 0 {
+		c.Flush() // the replies before this one are not held back
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-s.quit:
+		}
+	}
+}

@@ -21,8 +21,9 @@ type conn struct {
 	authed bool
 	quit   bool // QUIT: close once the reply is written
 
-	mem     atomic.Int64 // this connection's share of the client memory total
-	evicted atomic.Bool  // closed for the client memory budget
+	authFailures int          // failed AUTHs on this connection (cmd_connection.go)
+	mem          atomic.Int64 // this connection's share of the client memory total
+	evicted      atomic.Bool  // closed for the client memory budget
 }
 
 func (c *conn) remoteAddr() string {

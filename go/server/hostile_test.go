@@ -443,3 +443,41 @@ func TestHostileUnfinishedMSets(t *testing.T) {
 	}
 	pr.check(t, "unfinished MSETs")
 }
+
+// One connection guesses passwords as fast as it can for two seconds: after
+// three failures each is answered after a delay, 100 ms doubling to 1 s
+// (it was 804,000 tries a second).
+func TestHostileAuthGuessing(t *testing.T) {
+	p := startProc(t, 0, "--requirepass", "pw")
+	pr := p.startProbe()
+	c := p.dial()
+	guess := bytes.Repeat([]byte("*2\r\n$4\r\nAUTH\r\n$5\r\nguess\r\n"), 1000)
+	go func() {
+		for {
+			if _, err := c.c.Write(guess); err != nil {
+				return
+			}
+		}
+	}()
+	const window = 2 * time.Second
+	r := bufio.NewReader(c.c)
+	c.c.SetReadDeadline(time.Now().Add(window))
+	tries := 0
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			break
+		}
+		if !strings.HasPrefix(line, "-WRONGPASS") {
+			t.Fatalf("reply %q", line)
+		}
+		tries++
+	}
+	t.Logf("%d failed AUTHs answered in %v on one connection", tries, window)
+	// 3 at once, then 100, 200, 400, 800 ms and 1 s: 8 in 2 s
+	if tries > 12 {
+		t.Errorf("%d failed AUTHs in %v, want at most 12", tries, window)
+	}
+	c.c.Close()
+	pr.check(t, "AUTH guessing")
+}

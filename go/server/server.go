@@ -76,6 +76,7 @@ type Server struct {
 	queryLimitDrops, outputLimitDrops             atomic.Int64 // clients closed for a limit
 	stopSnap                                      chan struct{}
 	snapDone                                      chan struct{}
+	quit                                          chan struct{} // closed by Close: ends the AUTH delays
 }
 
 // New checks cfg, opens the store and loads the snapshot if there is one.
@@ -103,7 +104,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ClientWriteTimeout <= 0 {
 		cfg.ClientWriteTimeout = time.Minute
 	}
-	s := &Server{cfg: cfg, store: store.New(cfg.Store), log: cfg.Logger, started: time.Now(), conns: map[*conn]struct{}{}}
+	s := &Server{cfg: cfg, store: store.New(cfg.Store), log: cfg.Logger, started: time.Now(), conns: map[*conn]struct{}{}, quit: make(chan struct{})}
 	if s.cfg.MaxBulk <= 0 {
 		s.cfg.MaxBulk = max(s.store.Config().MaxValueSize, kv.MaxKeySize)
 	}
@@ -208,6 +209,9 @@ func (s *Server) Wait() { s.wg.Wait() }
 func (s *Server) Close() error {
 	s.mu.Lock()
 	sockets := s.sockets
+	if !s.closing {
+		close(s.quit)
+	}
 	s.sockets, s.closing = nil, true
 	for c := range s.conns {
 		c.nc.Close()

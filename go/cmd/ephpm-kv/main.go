@@ -53,7 +53,7 @@ func run(args []string) error {
 	unixMode := fs.String("unix-mode", "0660", "unix socket permissions")
 	bind := fs.String("bind", "127.0.0.1", "TCP address to listen on, with --port")
 	port := fs.Int("port", 0, "TCP port (0: no TCP)")
-	pass := fs.String("requirepass", os.Getenv("EPHPM_KV_PASSWORD"), "password clients must AUTH with (default $EPHPM_KV_PASSWORD)")
+	pass := fs.String("requirepass", os.Getenv("EPHPM_KV_PASSWORD"), "password clients must AUTH with (default $EPHPM_KV_PASSWORD); after 3 failed AUTHs on one connection, each further one is answered after a delay of 100ms doubling to 1s")
 	maxClients := fs.Int("maxclients", 10000, "most connections at once")
 	memLimit := byteSize{n: store.DefaultMemoryLimit, min: 1}
 	maxValue := byteSize{n: store.DefaultMaxValueSize, min: 1}
