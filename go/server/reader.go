@@ -154,6 +154,9 @@ func (rd *reader) multibulk(b []byte, lim *limits) (args [][]byte, done bool, er
 		if err != nil || used < 0 {
 			return nil, false, err
 		}
+		if n < -1 {
+			return nil, false, malformed("invalid multibulk length %d", n)
+		}
 		if n <= 0 { // "*0" and "*-1" are no command at all, as in Redis
 			rd.consume(used)
 			return nil, true, nil
