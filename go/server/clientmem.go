@@ -8,14 +8,10 @@ import (
 	"unsafe"
 )
 
-// reserveWaits bounds, in milliseconds, how long a client that needs a
-// larger buffer waits for the clients closed to make room to let go.
-const reserveWaits = 100
-
 // The budget for all clients' buffers (--max-client-memory, as Redis 7's
 // maxmemory-clients). A connection alone is bounded by the command limit,
 // but many connections each holding an unfinished command of that size
-// are not (200 clients with 3 MiB each took the server to 879 MB): so each
+// are not (200 clients with 3 MiB each took the server to 920 MiB): so each
 // connection's buffers are counted in one total, and when it passes the
 // budget the clients with the largest buffers are closed until it is back
 // under, counted in INFO (evicted_clients; the total is mem_clients_normal).
@@ -31,6 +27,10 @@ const reserveWaits = 100
 // whatever the clients send, yet holds 32 commands of the largest default
 // size (4 MiB) at once, or 6,000 idle clients (4-20 KiB each).
 const DefaultMaxClientMemory = 128 << 20
+
+// reserveWaits bounds, in milliseconds, how long a client that needs a
+// larger buffer waits for the clients closed to make room to let go.
+const reserveWaits = 100
 
 // MinClientMemory is the smallest budget that lets one client send a
 // command of maxCommand bytes: its read buffer and the one it doubles into.
