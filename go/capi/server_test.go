@@ -2,11 +2,19 @@ package main
 
 import (
 	"errors"
+	"io"
+	"log/slog"
+	"net"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ephpm/ephpm-kv/kv"
+	"github.com/ephpm/ephpm-kv/remote"
+	"github.com/ephpm/ephpm-kv/server"
 )
 
 // TLS settings reach remote as given, and what remote refuses at
@@ -76,4 +84,36 @@ func keys(m map[string]bool) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// A server at --maxclients reaches PHP as KvException::UNAVAILABLE, with a
+// message that says so (it was INTERNAL, "this is a bug").
+func TestServerAtMaxClientsIsUnavailable(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "kv.sock")
+	s, err := server.New(server.Config{Unix: sock, MaxClients: 1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	holder, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	holder.Write([]byte("*1\r\n$4\r\nPING\r\n"))
+	if _, err := holder.Read(make([]byte, 16)); err != nil { // served: the one client
+		t.Fatal(err)
+	}
+	e, err := serverEngine("unix://"+sock, "", time.Second, remote.TLSFiles{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.(interface{ Close() error }).Close()
+	_, _, err = e.Get("k", nil)
+	if code := codeOf(err); code != codeOf(kv.ErrUnavailable) || !strings.Contains(err.Error(), "client limit") {
+		t.Errorf("get from a full server: code %d (UNAVAILABLE is %d): %v", code, codeOf(kv.ErrUnavailable), err)
+	}
 }

@@ -227,7 +227,22 @@ func errUnexpected(r *reply) error {
 // a short write nobody knows where the reply stream stands.
 func keepsConnection(err error) bool {
 	var reply replyError
-	return errors.As(err, &reply) && !isProtocolError(reply.Error()) && !notServing(reply.Error())
+	return errors.As(err, &reply) && !isProtocolError(reply.Error()) && !notServing(reply.Error()) && serverLimit(reply.Error()) == ""
+}
+
+// serverLimit words a reply the server sends before it closes the
+// connection for a limit of its own rather than the command's, "" for any
+// other: at its client limit (maxclients: Redis's wording, and ephpm-kv's),
+// or, on an ephpm-kv server, all clients' buffers over --max-client-memory
+// with this client's the largest. The command did not run; unavailable.
+func serverLimit(msg string) string {
+	switch {
+	case strings.HasPrefix(msg, "ERR max number of clients reached"):
+		return "is at its client limit (maxclients); the command did not run"
+	case strings.HasPrefix(msg, "ERR max memory for clients reached"):
+		return "closed the connection: the memory for client buffers is full (--max-client-memory) and this client's were the largest; the command did not run"
+	}
+	return ""
 }
 
 // notServing: a Valkey or Redis that cannot take the command now: a
@@ -254,7 +269,7 @@ func (e *Engine) classify(err error) error {
 		return e.classifyReply(reply.Error())
 	}
 	var parting *closedWithReply
-	if errors.As(err, &parting) && isProtocolError(parting.Reply) {
+	if errors.As(err, &parting) && (isProtocolError(parting.Reply) || serverLimit(parting.Reply) != "") {
 		return e.classifyReply(parting.Reply)
 	}
 	var netErr net.Error
@@ -283,6 +298,8 @@ func (e *Engine) classifyReply(msg string) error {
 		// A value (or token) over the server's bulk limit; the check
 		// before sending catches values once the limit is known.
 		return fmt.Errorf("%w for the %s at %s, which refused it: %s", kv.ErrValueTooLarge, e.kind(), e.addr, strings.TrimPrefix(msg, "ERR "))
+	case serverLimit(msg) != "":
+		return fmt.Errorf("%w: the %s at %s %s: %s", kv.ErrUnavailable, e.kind(), e.addr, serverLimit(msg), msg)
 	case notServing(msg):
 		return fmt.Errorf("%w: the %s at %s cannot take the command now (nothing ran): %s", kv.ErrUnavailable, e.kind(), e.addr, msg)
 	case strings.HasPrefix(msg, "NOAUTH"), strings.HasPrefix(msg, "WRONGPASS"):

@@ -1,12 +1,14 @@
 package remote
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -241,6 +243,103 @@ func TestPassword(t *testing.T) {
 	}
 	if err := newEngine(t, url, "s3cret", time.Second).Set("k", nil, 0); err != nil {
 		t.Fatalf("right password: %v", err)
+	}
+}
+
+// A server at --maxclients answers a new connection with "-ERR max number
+// of clients reached" and closes it: unavailable, saying so (it read as an
+// unknown error: KvException INTERNAL, "this is a bug"). Once a client
+// leaves, the same engine gets in.
+func TestServerAtMaxClients(t *testing.T) {
+	for _, pass := range []string{"", "pw"} {
+		url := startServer(t, server.Config{MaxClients: 1, Password: pass})
+		holder := newEngine(t, url, pass, time.Second)
+		if err := holder.Set("k", []byte("v"), 0); err != nil {
+			t.Fatal(err)
+		}
+		e := newEngine(t, url, pass, time.Second)
+		_, _, err := e.Get("k", nil)
+		if !errors.Is(err, kv.ErrUnavailable) || !strings.Contains(err.Error(), "client limit") {
+			t.Errorf("password %q: get from a full server: %v", pass, err)
+		}
+		holder.Close()
+		var v string
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			buf := make([]byte, 4)
+			n, _, err := e.Get("k", buf)
+			if err == nil {
+				v = string(buf[:n])
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("password %q: get once the server has room: %v", pass, err)
+			}
+		}
+		if v != "v" {
+			t.Errorf("password %q: get = %q", pass, v)
+		}
+	}
+}
+
+// A client closed because all clients' buffers passed --max-client-memory
+// and its own were the largest: unavailable, saying why.
+func TestClosedForClientMemory(t *testing.T) {
+	const kib = 1 << 10
+	url := startServer(t, server.Config{MaxBulk: 60 * kib, MaxCommandSize: 64 * kib, MaxClientMemory: 140 * kib})
+	other, err := net.Dial("unix", strings.TrimPrefix(url, "unix://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	other.Write([]byte("*3\r\n$3\r\nSET\r\n$1\r\na\r\n$" + fmt.Sprint(60*kib) + "\r\n" + strings.Repeat("v", 60*kib-1)))
+	for deadline := time.Now().Add(5 * time.Second); clientMemory(t, url) < 64*kib; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server did not read the other client's command")
+		}
+	}
+	e := newEngine(t, url, "", time.Second)
+	err = e.Set("k", []byte(strings.Repeat("w", 60*kib)), 0)
+	if !errors.Is(err, kv.ErrUnavailable) || !strings.Contains(err.Error(), "memory for client buffers") {
+		t.Fatalf("set that passes the budget: %v", err)
+	}
+}
+
+// clientMemory is the server's INFO mem_clients_normal.
+func clientMemory(t *testing.T, url string) int64 {
+	c, err := net.Dial("unix", strings.TrimPrefix(url, "unix://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.Write([]byte("*1\r\n$4\r\nINFO\r\n"))
+	r := bufio.NewReader(c)
+	head, _ := r.ReadString('\n') // $n
+	n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(head, "$")))
+	info := make([]byte, max(n, 0))
+	io.ReadFull(r, info)
+	_, rest, _ := strings.Cut(string(info), "mem_clients_normal:")
+	mem, _ := strconv.ParseInt(rest[:max(0, strings.Index(rest, "\r"))], 10, 64)
+	return mem
+}
+
+// The replies of a server that closes the connection for a limit of its
+// own, not of the command: unavailable, and the connection is dropped.
+func TestServerLimitReplies(t *testing.T) {
+	e := &Engine{addr: "unix:///x.sock"}
+	for msg, want := range map[string]string{
+		"ERR max number of clients reached": "client limit",
+		"ERR max memory for clients reached (--max-client-memory): this client had the largest buffers and is closed": "memory for client buffers",
+	} {
+		if err := e.classifyReply(msg); !errors.Is(err, kv.ErrUnavailable) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v", msg, err)
+		}
+		if keepsConnection(replyError(msg)) {
+			t.Errorf("%q keeps the connection", msg)
+		}
+		if err := e.classify(&closedWithReply{Reply: msg, Err: io.ErrClosedPipe}); !errors.Is(err, kv.ErrUnavailable) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q as a parting reply: %v", msg, err)
+		}
 	}
 }
 

@@ -99,7 +99,7 @@ func (c *client) flush() error {
 }
 
 // reply is one RESP2 reply. kind is '+', '-', ':', '$' or '*'; n is the
-// integer, or the bulk's or array's length (-1: nil).
+// integer, or the bulk's or array's length (-1: nil, the only negative one).
 type reply struct {
 	kind byte
 	n    int64
@@ -133,6 +133,10 @@ func (c *client) read() (reply, error) {
 		n, ok := parseInt(line[1:])
 		if !ok {
 			return reply{}, errProtocolReply{fmt.Sprintf("bad number in %.40q", line)}
+		}
+		if n < -1 && r.kind != ':' {
+			// -1 is RESP2's nil; no other length is below 0
+			return reply{}, errProtocolReply{fmt.Sprintf("negative length in %.40q", line)}
 		}
 		r.n = n
 	default:

@@ -85,6 +85,7 @@ func TestReadMalformed(t *testing.T) {
 		"$5\r\nab\r\n", "$3\r\nabcXY", "$-x\r\n", "$3000000000\r\n",
 		"$40000\r\n" + strings.Repeat("x", 40000) + "XY",
 		"+" + strings.Repeat("x", readBufSize) + "\r\n",
+		"*-5\r\n", "*-2\r\n", "$-2\r\n", "$-5\r\n", "*-9223372036854775808\r\n", "$-9223372036854775808\r\n",
 	} {
 		if r, err := replies(stream, 7).read(); err == nil {
 			t.Errorf("%.40q read as %.40q", stream, render(&r))
@@ -193,5 +194,32 @@ func TestUnexpectedReplyType(t *testing.T) {
 	e := newEngine(t, "unix://"+path, "", time.Second)
 	if ok, err := e.Exists("k"); ok || !errors.Is(err, kv.ErrUnavailable) {
 		t.Fatalf("exists answered with a bulk = %v, %v", ok, err)
+	}
+}
+
+// A server that answers GET with a negative length other than -1 ($-5):
+// an error, never a miss.
+func TestNegativeLengthIsNoNil(t *testing.T) {
+	for _, reply := range []string{"$-5\r\n", "*-5\r\n"} {
+		path := filepath.Join(t.TempDir(), "odd.sock")
+		ln, err := net.Listen("unix", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			c.Read(make([]byte, 4096))
+			c.Write([]byte(reply))
+			io.Copy(io.Discard, c)
+		}()
+		e := newEngine(t, "unix://"+path, "", time.Second)
+		if n, ok, err := e.Get("k", make([]byte, 16)); !errors.Is(err, kv.ErrUnavailable) || !strings.Contains(err.Error(), "malformed reply") {
+			t.Errorf("GET answered %q = %d, %v, %v: want a malformed reply", reply, n, ok, err)
+		}
 	}
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"crypto/subtle"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -111,45 +110,46 @@ func cmdSelect(s *Server, c *conn, a [][]byte) {
 	}
 }
 
-// rateLog counts events and logs at most one line per interval: the first
-// event of a quiet spell at once, the rest as a count when the interval has
-// passed, so a password-guessing flood costs one log line a second.
-type rateLog struct {
-	mu      sync.Mutex
-	last    time.Time // when the last line was written
-	pending int       // events since then
-	remote  string    // the latest event's client
-	timer   *time.Timer
-}
+// Failed AUTHs slow down per connection. The first authFreeFailures are
+// answered at once (a client with a wrong password fails once and hangs
+// up); each further one is answered after a delay that starts at
+// authDelayMin and doubles up to authDelayMax, so one connection guesses
+// about one password a second instead of 800,000. The delay is the
+// guesser's own: other connections, a right password among them, are not
+// slowed. Closing the connection instead would not help, as a new one costs
+// the guesser microseconds; parallel guessers are bounded by --maxclients.
+const (
+	authFreeFailures = 3
+	authDelayMin     = 100 * time.Millisecond
+	authDelayMax     = time.Second
+)
 
-const authLogInterval = time.Second
+// authDelay is the wait before answering a connection's failures-th
+// failed AUTH.
+func authDelay(failures int) time.Duration {
+	n := failures - authFreeFailures - 1
+	if n < 0 {
+		return 0
+	}
+	if n >= 4 { // authDelayMin<<4 is past authDelayMax
+		return authDelayMax
+	}
+	return min(authDelayMin<<n, authDelayMax)
+}
 
 func (s *Server) authFailed(c *conn) {
-	r := &s.authFailures
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.pending++
-	r.remote = c.remoteAddr()
-	if wait := authLogInterval - time.Since(r.last); wait > 0 {
-		if r.timer == nil {
-			r.timer = time.AfterFunc(wait, func() {
-				r.mu.Lock()
-				defer r.mu.Unlock()
-				r.timer = nil
-				s.logAuthFailures()
-			})
+	s.authFailures.event(c.remoteAddr())
+	if s.cfg.Password == "" {
+		return // nothing to guess: HELLO's AUTH cannot succeed
+	}
+	c.authFailures++
+	if d := authDelay(c.authFailures); d > 0 {
+		c.Flush() // the replies before this one are not held back
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-s.quit:
 		}
-		return
 	}
-	s.logAuthFailures()
-}
-
-// logAuthFailures writes the line; r.mu is held.
-func (s *Server) logAuthFailures() {
-	r := &s.authFailures
-	if r.pending == 0 {
-		return
-	}
-	s.log.Warn("failed AUTH", "failures", r.pending, "last_remote", r.remote)
-	r.pending, r.last = 0, time.Now()
 }

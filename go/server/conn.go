@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -19,6 +20,10 @@ type conn struct {
 	rd     *reader
 	authed bool
 	quit   bool // QUIT: close once the reply is written
+
+	authFailures int          // failed AUTHs on this connection (cmd_connection.go)
+	mem          atomic.Int64 // this connection's share of the client memory total
+	evicted      atomic.Bool  // closed for the client memory budget
 }
 
 func (c *conn) remoteAddr() string {
@@ -48,6 +53,7 @@ func (s *Server) serveConn(nc net.Conn) {
 		return
 	}
 	defer s.untrack(c)
+	c.rd.reserve = c.reserve
 	for {
 		args, err := c.rd.next(c.limits())
 		if err == nil && args == nil {
@@ -55,7 +61,14 @@ func (s *Server) serveConn(nc net.Conn) {
 			if c.err != nil {
 				return
 			}
+			c.account()
 			err = c.rd.fill(c.limits())
+			c.account()
+		}
+		if errors.Is(err, errClientMemory) {
+			c.WriteError(err.Error())
+			c.Flush()
+			return
 		}
 		if err != nil {
 			var pe *protoError
@@ -74,6 +87,7 @@ func (s *Server) serveConn(nc net.Conn) {
 			continue
 		}
 		s.dispatch(c, args)
+		c.account()
 		if c.quit || c.err != nil {
 			c.Flush()
 			return
@@ -114,6 +128,7 @@ func (s *Server) untrack(c *conn) {
 	delete(s.conns, c)
 	s.clients.Store(int64(len(s.conns)))
 	s.mu.Unlock()
+	c.release()
 }
 
 // acceptLoop accepts clients until the listener is closed. When accept fails

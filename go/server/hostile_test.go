@@ -14,6 +14,7 @@ package server
 // and a connection holds at most: its read buffer (the command limit, up to
 // twice that while it doubles), 40 bytes per argument, a 128 KiB reply
 // buffer, one value in flight (max value size) and its goroutine's stack.
+// All clients' buffers together are bounded by --max-client-memory.
 
 import (
 	"bufio"
@@ -387,4 +388,100 @@ func TestHostileManyConnections(t *testing.T) {
 	if got := rc.do("PING"); got != "PONG" {
 		t.Fatalf("after the connections closed, PING = %s", got)
 	}
+}
+
+// Two hundred clients each send 3 MiB of an MSET that never ends (under
+// --max-command-size, so no limit of one connection stops it): the budget
+// for all clients' buffers (--max-client-memory) closes the largest, and
+// the peak stays under 400 MB at the defaults (it was 879 MB).
+func TestHostileUnfinishedMSets(t *testing.T) {
+	const clients, budget = 200, 128 * mib // the server's default --max-client-memory
+	// Memory at the defaults. Two threads: on one (the default on 2 CPUs)
+	// the well-behaved client's GET queues behind 200 connections' reads
+	// and buffer doublings, p99 35-150 ms on a loaded 2-core machine.
+	p := startProc(t, 0, "--procs", "2")
+	pr := p.startProbe()
+	msg := []byte("*7\r\n$4\r\nMSET\r\n$1\r\na\r\n")
+	msg = append(msg, bulk(mib)...)
+	msg = append(msg, "$1\r\nb\r\n"...)
+	msg = append(msg, bulk(mib)...)
+	msg = append(msg, fmt.Sprintf("$1\r\nc\r\n$%d\r\n", mib)...)
+	msg = append(msg, bytes.Repeat([]byte("x"), mib-64)...) // the last value stays unfinished
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	sent := 0
+	cpu0, start := p.cpu(), time.Now()
+	for range clients {
+		c := p.dial()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.c.SetWriteDeadline(time.Now().Add(20 * time.Second))
+			n, _ := c.c.Write(msg)
+			mu.Lock()
+			sent += n
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	t.Logf("attackers sent %d MiB in %v; server CPU %v", sent/mib, time.Since(start), p.cpu()-cpu0)
+	// buffers of a dozen sizes, freed and allocated at this rate, leave
+	// the heap's pages fragmented: an eighth more
+	p.checkPeak("unfinished MSETs", 0, 1, budget+budget/8)
+	if peak := p.status("VmHWM"); peak >= 400e6 {
+		t.Errorf("peak RSS %d MB, want under 400 MB", peak/1e6)
+	}
+	if got, _ := strconv.Atoi(p.info("evicted_clients")); got < 1 {
+		t.Errorf("evicted_clients = %d, want clients closed for the budget", got)
+	}
+	// Clients closed for the budget count until their goroutine has let go.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		got, _ := strconv.ParseInt(p.info("mem_clients_normal"), 10, 64)
+		if got > 0 && got <= budget {
+			t.Logf("clients' buffers now hold %.1f MiB", float64(got)/mib)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mem_clients_normal = %d, want the clients' buffers, within the budget of %d", got, budget)
+		}
+	}
+	pr.check(t, "unfinished MSETs")
+}
+
+// One connection guesses passwords as fast as it can for two seconds: after
+// three failures each is answered after a delay, 100 ms doubling to 1 s
+// (it was 804,000 tries a second).
+func TestHostileAuthGuessing(t *testing.T) {
+	p := startProc(t, 0, "--requirepass", "pw")
+	pr := p.startProbe()
+	c := p.dial()
+	guess := bytes.Repeat([]byte("*2\r\n$4\r\nAUTH\r\n$5\r\nguess\r\n"), 1000)
+	go func() {
+		for {
+			if _, err := c.c.Write(guess); err != nil {
+				return
+			}
+		}
+	}()
+	const window = 2 * time.Second
+	r := bufio.NewReader(c.c)
+	c.c.SetReadDeadline(time.Now().Add(window))
+	tries := 0
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			break
+		}
+		if !strings.HasPrefix(line, "-WRONGPASS") {
+			t.Fatalf("reply %q", line)
+		}
+		tries++
+	}
+	t.Logf("%d failed AUTHs answered in %v on one connection", tries, window)
+	// 3 at once, then 100, 200, 400, 800 ms and 1 s: 8 in 2 s
+	if tries > 12 {
+		t.Errorf("%d failed AUTHs in %v, want at most 12", tries, window)
+	}
+	c.c.Close()
+	pr.check(t, "AUTH guessing")
 }

@@ -218,16 +218,20 @@ func TestAuthFailuresLogRateLimited(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	rc := dial(t, "unix", addrs[0].String())
-	const tries = 500
+	// on many connections, within each one's failures answered at once
+	const conns, tries = 150, 150 * authFreeFailures
 	start := time.Now()
-	for range tries {
-		if got := rc.do("AUTH", "wrong"); !strings.HasPrefix(got, "WRONGPASS") {
-			t.Fatal(got)
+	for range conns {
+		rc := dial(t, "unix", addrs[0].String())
+		for range authFreeFailures {
+			if got := rc.do("AUTH", "wrong"); !strings.HasPrefix(got, "WRONGPASS") {
+				t.Fatal(got)
+			}
 		}
+		rc.c.Close()
 	}
 	elapsed := time.Since(start)
-	time.Sleep(authLogInterval + 200*time.Millisecond) // the count of the rest is logged
+	time.Sleep(logInterval + 200*time.Millisecond) // the count of the rest is logged
 	mu.Lock()
 	defer mu.Unlock()
 	lines := strings.Split(strings.TrimSpace(logged.String()), "\n")
@@ -240,7 +244,7 @@ func TestAuthFailuresLogRateLimited(t *testing.T) {
 		total += n
 	}
 	// one line at once, then at most one a second
-	if maxLines := 2 + int(elapsed/authLogInterval); len(lines) > maxLines || total != tries {
+	if maxLines := 2 + int(elapsed/logInterval); len(lines) > maxLines || total != tries {
 		t.Errorf("%d lines counting %d failures for %d tries:\n%s", len(lines), total, tries, logged.String())
 	}
 }
@@ -363,5 +367,49 @@ func TestReplyBufferBoundedForNulls(t *testing.T) {
 	c.Flush()
 	if rec.max > flushAt+64 {
 		t.Errorf("one write of %d bytes: the reply buffer grew past %d", rec.max, flushAt)
+	}
+}
+
+// After authFreeFailures failed AUTHs on one connection, each further one
+// is answered only after a delay, growing to authDelayMax: a guesser gets
+// about one try a second per connection instead of 800,000. Other
+// connections are not slowed.
+func TestAuthFailuresDelayed(t *testing.T) {
+	want := []time.Duration{0, 0, 0, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond,
+		800 * time.Millisecond, time.Second, time.Second}
+	for i, w := range want {
+		if got := authDelay(i + 1); got != w {
+			t.Errorf("failure %d waits %v, want %v", i+1, got, w)
+		}
+	}
+	if got := authDelay(1 << 40); got != authDelayMax {
+		t.Errorf("failure 2^40 waits %v", got)
+	}
+
+	_, addr := startServer(t, Config{Password: "pw"})
+	guesser := dial(t, "unix", addr)
+	const tries = authFreeFailures + 3
+	var pipeline strings.Builder
+	for range tries {
+		pipeline.WriteString("*2\r\n$4\r\nAUTH\r\n$5\r\nwrong\r\n")
+	}
+	start := time.Now()
+	guesser.c.Write([]byte(pipeline.String()))
+	for i := range authFreeFailures {
+		if got := guesser.read(); !strings.HasPrefix(got, "WRONGPASS") {
+			t.Fatalf("failure %d: %s", i+1, got)
+		}
+	}
+	// while the guesser waits, a client with the password gets in
+	runSteps(t, dial(t, "unix", addr), []step{cmd("OK", "AUTH", "pw"), cmd("PONG", "PING")})
+	var delays time.Duration
+	for i := authFreeFailures; i < tries; i++ {
+		if got := guesser.read(); !strings.HasPrefix(got, "WRONGPASS") {
+			t.Fatalf("failure %d: %s", i+1, got)
+		}
+		delays += authDelay(i + 1)
+	}
+	if elapsed := time.Since(start); elapsed < delays {
+		t.Errorf("%d failed AUTHs answered in %v, want at least %v of delays", tries, elapsed, delays)
 	}
 }

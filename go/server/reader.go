@@ -77,6 +77,10 @@ type reader struct {
 	bulk  int   // declared length of the next bulk, -1 before its header
 	offs  []int // start and end of each argument read so far
 	args  [][]byte
+
+	// reserve, when set, is asked before the buffer grows to n bytes: an
+	// error refuses the growth (the client memory budget, clientmem.go).
+	reserve func(n int64) error
 }
 
 func newReader(src io.Reader) *reader {
@@ -149,6 +153,9 @@ func (rd *reader) multibulk(b []byte, lim *limits) (args [][]byte, done bool, er
 		n, used, err := header(b)
 		if err != nil || used < 0 {
 			return nil, false, err
+		}
+		if n < -1 {
+			return nil, false, malformed("invalid multibulk length %d", n)
 		}
 		if n <= 0 { // "*0" and "*-1" are no command at all, as in Redis
 			rd.consume(used)
@@ -380,6 +387,11 @@ func (rd *reader) fill(lim *limits) error {
 		if size <= int64(len(rd.buf)) {
 			// next has already refused a command this large
 			return overLimit("command larger than %d bytes", lim.maxCommand)
+		}
+		if rd.reserve != nil {
+			if err := rd.reserve(size); err != nil {
+				return err
+			}
 		}
 		nb := make([]byte, size)
 		copy(nb, rd.buf[:rd.w])

@@ -42,6 +42,11 @@ type Config struct {
 	// ClientWriteTimeout closes a client whose reply write has been blocked
 	// this long (it does not read what it asked for); default 60 s.
 	ClientWriteTimeout time.Duration
+	// MaxClientMemory caps the bytes all clients' buffers hold together
+	// (Redis's maxmemory-clients): past it, the clients with the largest
+	// buffers are closed. Default DefaultMaxClientMemory, or
+	// MinClientMemory(MaxCommandSize) if that is more.
+	MaxClientMemory int64
 }
 
 // Server is a running ephpm-kv server.
@@ -53,6 +58,10 @@ type Server struct {
 
 	limits, preAuth limits // what one command may be, after and before AUTH
 	authFailures    rateLog
+	evictions       rateLog
+
+	clientMem       atomic.Int64 // bytes of all clients' buffers (clientmem.go)
+	clientEvictions atomic.Int64 // clients closed for the budget
 
 	mu        sync.Mutex
 	sockets   []net.Listener
@@ -67,6 +76,7 @@ type Server struct {
 	queryLimitDrops, outputLimitDrops             atomic.Int64 // clients closed for a limit
 	stopSnap                                      chan struct{}
 	snapDone                                      chan struct{}
+	quit                                          chan struct{} // closed by Close: ends the AUTH delays
 }
 
 // New checks cfg, opens the store and loads the snapshot if there is one.
@@ -94,12 +104,26 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ClientWriteTimeout <= 0 {
 		cfg.ClientWriteTimeout = time.Minute
 	}
-	s := &Server{cfg: cfg, store: store.New(cfg.Store), log: cfg.Logger, started: time.Now(), conns: map[*conn]struct{}{}}
+	s := &Server{cfg: cfg, store: store.New(cfg.Store), log: cfg.Logger, started: time.Now(), conns: map[*conn]struct{}{}, quit: make(chan struct{})}
 	if s.cfg.MaxBulk <= 0 {
 		s.cfg.MaxBulk = max(s.store.Config().MaxValueSize, kv.MaxKeySize)
 	}
 	if s.cfg.MaxCommandSize <= 0 {
-		s.cfg.MaxCommandSize = max(4<<20, MinCommandSize(s.cfg.MaxBulk))
+		s.cfg.MaxCommandSize = DefaultCommandSize(s.cfg.MaxBulk)
+	}
+	if least := MinClientMemory(s.cfg.MaxCommandSize); s.cfg.MaxClientMemory <= 0 {
+		s.cfg.MaxClientMemory = max(DefaultMaxClientMemory, least)
+	} else if s.cfg.MaxClientMemory < least {
+		s.store.Close()
+		return nil, fmt.Errorf("client memory budget of %d bytes is below %d: one client sending a command of the largest size (%d bytes) would be closed",
+			s.cfg.MaxClientMemory, least, s.cfg.MaxCommandSize)
+	}
+	s.authFailures.write = func(n int, remote string) {
+		s.log.Warn("failed AUTH", "failures", n, "last_remote", remote)
+	}
+	s.evictions.write = func(n int, remote string) {
+		s.log.Warn("closed the clients with the largest buffers: all clients' buffers passed --max-client-memory",
+			"clients", n, "last_remote", remote, "max_client_memory", s.cfg.MaxClientMemory)
 	}
 	s.limits = limits{maxArgs: s.cfg.MaxArgs, maxBulk: s.cfg.MaxBulk, maxCommand: s.cfg.MaxCommandSize, maxInline: 64 << 10}
 	s.preAuth = preAuthLimits(s.limits)
@@ -111,6 +135,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	return s, nil
 }
+
+// DefaultCommandSize is the command cap when none is given: 4 MiB (MSET of
+// three 1 MiB values), or MinCommandSize(maxBulk) if that is more.
+func DefaultCommandSize(maxBulk int64) int64 { return max(4<<20, MinCommandSize(maxBulk)) }
 
 // MinCommandSize is the smallest command cap that still lets one SET of a
 // maxBulk-byte value with the largest key through, framing included.
@@ -181,6 +209,9 @@ func (s *Server) Wait() { s.wg.Wait() }
 func (s *Server) Close() error {
 	s.mu.Lock()
 	sockets := s.sockets
+	if !s.closing {
+		close(s.quit)
+	}
 	s.sockets, s.closing = nil, true
 	for c := range s.conns {
 		c.nc.Close()

@@ -296,6 +296,7 @@ func TestProtocolLimits(t *testing.T) {
 		"missing dollar":    "*1\r\n+PING\r\n",
 		"long inline":       strings.Repeat("a", 70000),
 		"negative bulk len": "*1\r\n$-5\r\n",
+		"negative array":    "*-5\r\n",
 	}
 	for name, raw := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -53,7 +53,7 @@ func run(args []string) error {
 	unixMode := fs.String("unix-mode", "0660", "unix socket permissions")
 	bind := fs.String("bind", "127.0.0.1", "TCP address to listen on, with --port")
 	port := fs.Int("port", 0, "TCP port (0: no TCP)")
-	pass := fs.String("requirepass", os.Getenv("EPHPM_KV_PASSWORD"), "password clients must AUTH with (default $EPHPM_KV_PASSWORD)")
+	pass := fs.String("requirepass", os.Getenv("EPHPM_KV_PASSWORD"), "password clients must AUTH with (default $EPHPM_KV_PASSWORD); after 3 failed AUTHs on one connection, each further one is answered after a delay of 100ms doubling to 1s")
 	maxClients := fs.Int("maxclients", 10000, "most connections at once")
 	memLimit := byteSize{n: store.DefaultMemoryLimit, min: 1}
 	maxValue := byteSize{n: store.DefaultMaxValueSize, min: 1}
@@ -63,6 +63,8 @@ func run(args []string) error {
 	fs.Var(&compressMin, "compress-min", "values at least this large are compressed (0: never)")
 	maxCommand := byteSize{n: 0, min: 1} // 0: derived from max-value-size
 	fs.Var(&maxCommand, "max-command-size", "largest command a client may send, all arguments together (default: 4M, or more if a max-value-size value and the largest key need it)")
+	maxClientMemory := byteSize{n: 0, min: 1} // 0: derived from max-command-size
+	fs.Var(&maxClientMemory, "max-client-memory", "bytes all clients' buffers may hold together; past it the clients with the largest buffers are closed (default: 128M, or twice max-command-size if more)")
 	writeTimeout := fs.Duration("client-write-timeout", time.Minute, "close a client whose replies stay unread this long")
 	snapshot := fs.String("snapshot", "", "snapshot file: loaded on start, written periodically and on shutdown")
 	snapshotEvery := fs.Duration("snapshot-every", time.Minute, "time between periodic snapshots (0: only on shutdown)")
@@ -94,6 +96,15 @@ func run(args []string) error {
 	if least := server.MinCommandSize(max(maxValue.n, kv.MaxKeySize)); maxCommand.n != 0 && maxCommand.n < least {
 		return usagef("--max-command-size %d: want at least %d, so that a SET of the largest value (--max-value-size) and key fits", maxCommand.n, least)
 	}
+	if maxClientMemory.n != 0 {
+		command := maxCommand.n
+		if command == 0 {
+			command = server.DefaultCommandSize(max(maxValue.n, kv.MaxKeySize))
+		}
+		if least := server.MinClientMemory(command); maxClientMemory.n < least {
+			return usagef("--max-client-memory %d: want at least %d, twice the command limit, so that one client may send a command of the largest size", maxClientMemory.n, least)
+		}
+	}
 	// The server shares its host with the PHP workers it serves; like Redis
 	// it does well on few cores, and cross-core wakeups cost more than they
 	// bring when the clients keep the other cores busy.
@@ -112,7 +123,7 @@ func run(args []string) error {
 	cfg := server.Config{
 		Unix: *unix, UnixMode: os.FileMode(mode), Password: *pass, MaxClients: *maxClients,
 		Snapshot: *snapshot, SnapshotEvery: *snapshotEvery, FenceBlock: fenceBlock,
-		MaxCommandSize: maxCommand.n, ClientWriteTimeout: *writeTimeout,
+		MaxCommandSize: maxCommand.n, ClientWriteTimeout: *writeTimeout, MaxClientMemory: maxClientMemory.n,
 		Store:  store.Config{MemoryLimit: memLimit.n, MaxValueSize: maxValue.n, CompressMin: compressMin.n},
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
 	}

@@ -214,6 +214,7 @@ func TestBadFlagsAreUsageErrors(t *testing.T) {
 		{"--port=70000"}, {"--port=-1"}, {"--maxclients=0"}, {"--procs=-2"},
 		{"--snapshot-every=-1s"}, {"--unix-mode=999"}, {"--no-such-flag"}, {"stray"},
 		{"--max-command-size=1"}, {"--max-command-size=1M"}, {"--max-command-size=2M", "--max-value-size=2M"},
+		{"--max-client-memory=0"}, {"--max-client-memory=8M"}, {"--max-client-memory=20M", "--max-command-size=10M"},
 	} {
 		c, out := command(append([]string{"--unix", sock}, args...)...)
 		err := runBriefly(c)
