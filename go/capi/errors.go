@@ -12,6 +12,7 @@ import (
 
 	"github.com/ephpm/ephpm-kv/kv"
 	"github.com/ephpm/ephpm-kv/remote"
+	"github.com/ephpm/ephpm-kv/shm"
 )
 
 // errorCodes maps engine errors to the C ABI's codes. name is the code's
@@ -35,6 +36,7 @@ var errorCodes = []struct {
 	{"CONFIG", errConfig, C.EPHPM_KV_E_CONFIG},
 	{"CONFIG", remote.ErrEvicting, C.EPHPM_KV_E_CONFIG},
 	{"CONFIG", remote.ErrNoSlot, C.EPHPM_KV_E_CONFIG},
+	{"CONFIG", shm.ErrShrunk, C.EPHPM_KV_E_CONFIG},
 	{"UNAVAILABLE", kv.ErrClosed, C.EPHPM_KV_E_UNAVAILABLE},
 	{"UNAVAILABLE", kv.ErrUnavailable, C.EPHPM_KV_E_UNAVAILABLE},
 }
@@ -77,6 +79,14 @@ func fail(cerr *C.ephpm_kv_error, err error) C.int {
 // unwind into C, which cannot handle it.
 func recoverInto(cerr *C.ephpm_kv_error, rc *C.int) {
 	if r := recover(); r != nil {
+		if ref := active.Load(); ref != nil {
+			if e, ok := ref.Engine.(*shm.Engine); ok {
+				if err := e.Fault(r); err != nil {
+					*rc = fail(cerr, err)
+					return
+				}
+			}
+		}
 		*rc = fail(cerr, fmt.Errorf("ephpm-kv internal error (please report): %v", r))
 	}
 }

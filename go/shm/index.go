@@ -19,6 +19,10 @@ func (e *Engine) locate(key string) (b uint64, h uint32) {
 // previous owner died holding it. A live owner that holds it past the
 // lock timeout is an error (lockTimeoutError).
 func (e *Engine) lockStripe(si uint64) (*stripe, error) {
+	if err := e.faulted(); err != nil {
+		return nil, err
+	}
+	armFaults()
 	st := e.stripe(si)
 	died, held := st.mu.lock(e.lockTimeout)
 	if held != 0 {

@@ -113,6 +113,7 @@ type Engine struct {
 	maxValue    int64
 	compressMin int64 // <= 0: never
 	lockTimeout time.Duration
+	fault       atomic.Pointer[error] // set by Fault: the segment shrank
 }
 
 func (e *Engine) at(off uint64) unsafe.Pointer { return unsafe.Add(e.base, off) }

@@ -107,6 +107,10 @@ func (e *Engine) Verify() error {
 // A stripe held past the lock timeout by a live process fails it, holding
 // none.
 func (e *Engine) lockAll() error {
+	if err := e.faulted(); err != nil {
+		return err
+	}
+	armFaults()
 	var died []uint64
 	for attempt := 0; ; attempt++ {
 		died = died[:0]

@@ -1,0 +1,48 @@
+package shm
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+)
+
+// A file-backed segment can shrink under its processes (truncate(1), a
+// deploy script, a hostile neighbour of the same user): a read past the new
+// end raises SIGBUS. Every operation turns such a fault into a panic
+// (debug.SetPanicOnFault, set where it takes its first stripe lock) that
+// its caller's recover hands to Fault; from then on this engine refuses
+// every operation instead of touching the segment again. A process that
+// maps the segment anew is refused by the size check at mapping time.
+
+// ErrShrunk: the segment lost bytes under this process.
+var ErrShrunk = errors.New("shm: the segment shrank under this process")
+
+// armFaults makes a fault on this goroutine a panic rather than a crash.
+func armFaults() { debug.SetPanicOnFault(true) }
+
+// Fault reports whether r, a recovered panic value, is a fault inside the
+// segment, and if so marks the engine unusable and returns the error every
+// operation gives from now on. Other values give nil.
+func (e *Engine) Fault(r any) error {
+	f, ok := r.(interface{ Addr() uintptr })
+	if !ok {
+		return nil
+	}
+	base := uintptr(e.base)
+	if a := f.Addr(); a < base || a >= base+uintptr(len(e.mem)) {
+		return nil
+	}
+	err := fmt.Errorf("%w: byte %d of the %s segment is gone (was its file under /dev/shm truncated?); "+
+		"its data and locks are lost to this process, which uses it no more: restart the processes that share it",
+		ErrShrunk, f.Addr()-base, sizeString(e.size))
+	e.fault.CompareAndSwap(nil, &err)
+	return *e.fault.Load()
+}
+
+// faulted is the error Fault recorded, nil while the segment is whole.
+func (e *Engine) faulted() error {
+	if p := e.fault.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
