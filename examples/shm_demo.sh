@@ -23,3 +23,17 @@ php_on_segment 'while (!ephpm_kv_exists("demo:told")) { usleep(1000); }
   printf("  process %d %-36s fence %d\n", getmypid(), sprintf("waited %.2f s, then took it:", microtime(true) - $t), $lock->fence);'
 wait
 echo "  engine: $(php_on_segment 'echo ephpm_kv_stats()["engine"];'); the segment stays in /dev/shm until removed (this demo removes it)"
+
+echo
+echo "Memory is never stranded: a burst of rate-limit counters fills a small segment and expires; then 1.2 KB"
+echo "values take the same memory (free blocks are split and merged across size classes)"
+php -n -d extension="$root/build/ephpm.so" -d ephpm.shm_size=8M -d ephpm.compress_min=0 -r '
+  $n = 0;
+  try { for (;; $n++) ephpm_kv_incr("rate:client-$n", 1, 1); } catch (Ephpm\KvException $e) {}
+  printf("  %d counters filled the 8 MiB segment; after their 1 s window:\n", $n);
+  sleep(1);
+  $m = 0; $v = random_bytes(1200);
+  try { for (;; $m++) ephpm_kv_set("page:$m", $v); } catch (Ephpm\KvException $e) {}
+  $st = ephpm_kv_stats();
+  printf("  %d values of 1.2 KB fit (%d%% of the segment in use), a lock too: %s\n", $m,
+    100 * $st["bytes_used"] / $st["bytes_limit"], var_export(ephpm_kv_del("page:0") && Ephpm\Lock::acquire("lock:after", 30) !== null, true));'
