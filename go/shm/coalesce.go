@@ -68,10 +68,13 @@ func (e *Engine) carve(start, end, c, n uint64, push func(off uint64)) {
 }
 
 // slabBytes is how much of a larger block a split turns into blocks of
-// the class it was taken for: the next writes of that class then pop one
-// each, and the split's rest (which may leave a few small blocks) is cut
-// once per slab rather than once per record.
-const slabBytes = 32 << 10
+// the class it was taken for (at most slabBlocks of them): the next writes
+// of that class pop one each, and the rest, which may leave a few blocks
+// too small for that class, is cut once per slab rather than per record.
+const (
+	slabBytes  = 256 << 10
+	slabBlocks = 1024
+)
 
 // splitPlan is how split cuts a block of class k for a record of class c:
 // the block's new class, and how many blocks of that class follow it
@@ -79,7 +82,7 @@ const slabBytes = 32 << 10
 func splitPlan(k, c uint64) (head, n uint64, ok bool) {
 	for ; c < k; c++ {
 		rest := classSizes[k] - classSizes[c]
-		for n = min(rest/classSizes[c], max(slabBytes/classSizes[c], 1)); ; n-- {
+		for n = min(rest/classSizes[c], max(min(slabBytes/classSizes[c], slabBlocks), 1)); ; n-- {
 			if representable(rest - n*classSizes[c]) {
 				return c, n, true
 			}
