@@ -9,8 +9,8 @@
 //
 // Keys live under a prefix ("ephpm/" by default): data under prefix+"k/",
 // fence records under prefix+"f/", lease holders under prefix+"l/"
-// (lease.go). Flush deletes the prefix only, so an
-// etcd cluster shared with other software is not wiped.
+// (lease.go), the fence floor at prefix+"floor". Flush deletes the prefix
+// only, so an etcd cluster shared with other software is not wiped.
 //
 // Any failure to reach a quorum within the timeout is kv.ErrUnavailable,
 // never a guessed answer: a timed-out SetNX may have landed, and is then
@@ -19,7 +19,6 @@ package etcdkv
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -69,6 +68,9 @@ type Config struct {
 type Engine struct {
 	cfg                     Config
 	dataPrefix, fencePrefix string
+	// Its mod revision is the last Flush's: Fence refuses every fence up
+	// to it (fence.go).
+	floorKey string
 
 	mu sync.Mutex
 	cl *clientv3.Client
@@ -108,7 +110,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.BytesLimit <= 0 {
 		cfg.BytesLimit = DefaultBytesLimit
 	}
-	return &Engine{cfg: cfg, dataPrefix: cfg.Prefix + "k/", fencePrefix: cfg.Prefix + "f/"}, nil
+	return &Engine{cfg: cfg, dataPrefix: cfg.Prefix + "k/", fencePrefix: cfg.Prefix + "f/", floorKey: cfg.Prefix + "floor"}, nil
 }
 
 // NewFromURL is New for an ephpm.server value and its password.
@@ -659,52 +661,6 @@ func parseCounter(v []byte) (int64, error) {
 		return 0, kv.ErrNotInteger
 	}
 	return n, nil
-}
-
-// Flush implements kv.Engine: everything under the prefix (data and fence
-// records), nothing else. etcd's revision counter, the fences' source,
-// never goes back.
-func (e *Engine) Flush() error {
-	cl, ctx, cancel, err := e.op()
-	if err != nil {
-		return err
-	}
-	defer cancel()
-	if _, err := cl.Delete(ctx, e.cfg.Prefix, clientv3.WithPrefix()); err != nil {
-		return e.fail("flush", err)
-	}
-	return nil
-}
-
-// fenceBytes orders like the int64: sign bit flipped, big-endian, so
-// etcd's byte-wise value compare is the numeric one.
-func fenceBytes(f int64) string {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(f)^(1<<63))
-	return string(b[:])
-}
-
-// Fence implements kv.Engine: compare-and-raise in one transaction. When
-// the recorded fence is larger, nothing is written (stale); otherwise
-// (absent: etcd fails a value compare on a missing key) fence is recorded.
-func (e *Engine) Fence(resource string, fence int64) (bool, error) {
-	if err := kv.CheckKey(resource); err != nil {
-		return false, err
-	}
-	cl, ctx, cancel, err := e.op()
-	if err != nil {
-		return false, err
-	}
-	defer cancel()
-	k, v := e.fencePrefix+resource, fenceBytes(fence)
-	r, err := cl.Txn(ctx).
-		If(clientv3.Compare(clientv3.Value(k), ">", v)).
-		Else(clientv3.OpPut(k, v)).
-		Commit()
-	if err != nil {
-		return false, e.fail("fence", err)
-	}
-	return !r.Succeeded, nil
 }
 
 // LockAndGet implements kv.Engine.
