@@ -30,7 +30,7 @@ echo ephpm_shm_child($long, '131072G', 'ob_start(); phpinfo(INFO_MODULES); preg_
 --EXPECTF--
 CONFIG: ephpm-kv: the shared memory segment (ephpm.shm_size, ephpm.shm_name) cannot be used: cannot map 140737488355328 bytes of shared memory: %s; lower ephpm.shm_size, or set it to 0 for a store in each process
 bool(true)
-CONFIG: ephpm-kv: the library refused its configuration: shared segment of 4194304 bytes: shm: incompatible segment: segment formatted by layout v99 for 4 MiB; this process wants v1 / 4 MiB; every process that shares the segment must run the same ephpm-kv build: stop them and remove /dev/shm/ephpm-phpt-%s, or set another ephpm.shm_name
-CONFIG: ephpm-kv: the library refused its configuration: shared segment of 4194304 bytes: shm: incompatible segment: the segment is not an ephpm-kv segment (magic %s); this process wants layout v1 / 4 MiB; every process that shares the segment must run the same ephpm-kv build: stop them and remove /dev/shm/ephpm-phpt-%s, or set another ephpm.shm_name
+CONFIG: ephpm-kv: the library refused its configuration: shared segment of 4194304 bytes: shm: incompatible segment: segment formatted by layout v99 for 4 MiB; this process wants v%d / 4 MiB; every process that shares the segment must run the same ephpm-kv build: stop them and remove /dev/shm/ephpm-phpt-%s, or set another ephpm.shm_name
+CONFIG: ephpm-kv: the library refused its configuration: shared segment of 4194304 bytes: shm: incompatible segment: the segment is not an ephpm-kv segment (magic %s); this process wants layout v%d / 4 MiB; every process that shares the segment must run the same ephpm-kv build: stop them and remove /dev/shm/ephpm-phpt-%s, or set another ephpm.shm_name
 %s) while no process uses it
 phpinfo names it whole

@@ -260,3 +260,36 @@ func (e *Engine) unlockAll() {
 		e.stripe(si).mu.unlock()
 	}
 }
+
+// lowerBump gives the free blocks at the arena's end back to the untouched
+// region above the bump pointer, zeroed as it was, so that writes carve
+// them again exactly as in a fresh segment: a flush leaves none of a
+// split's small blocks behind. The caller holds every stripe. Each block
+// goes body first, then the bump pointer, then its header: a death leaves
+// at worst a free block on no list (named in the header as a pass, so the
+// next one finds it), never one a walk cannot parse.
+func (e *Engine) lowerBump() {
+	bump := atomic.LoadUint64(e.word(hBump))
+	var offs []uint64
+	for off := e.arenaOff; off < bump; {
+		c := uint64(e.rec(off).class)
+		if c >= e.classes || off+classSizes[c] > bump || len(offs) == 1<<16 {
+			return // corrupt, or too fragmented to be worth it
+		}
+		offs = append(offs, off)
+		off += classSizes[c]
+	}
+	atomic.StoreUint64(e.word(hCoalesce), self())
+	for i := uint64(0); i < e.stripes*e.classes; i++ {
+		*e.word(e.freeOff + i*8) = 0
+	}
+	for i := len(offs) - 1; i >= 0 && e.rec(offs[i]).kind == kindFree; i-- {
+		q := offs[i]
+		clear(e.mem[q+recHeader : bump])
+		crashPoint(crashLowering)
+		atomic.StoreUint64(e.word(hBump), q)
+		clear(e.mem[q : q+recHeader])
+		bump = q
+	}
+	e.coalesceLocked() // lists what stays below the bump pointer
+}

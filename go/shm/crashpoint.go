@@ -17,6 +17,7 @@ const (
 	crashSplitTail                // a split's tail laid out, its blocks not all pushed
 	crashSplitShrunk              // a split block shrunk to its new class, its tail not yet pushed
 	crashListsEmptied             // a coalescing pass emptied every free list
+	crashLowering                 // a block's body zeroed, the bump pointer not yet below it
 )
 
 var testCrash func(point int)

@@ -405,12 +405,13 @@ func (e *Engine) Flush() error {
 		}
 		e.unlock(st, true)
 	}
-	// Everything is free: one pass lays the arena out as a few large
-	// blocks, whatever classes the flushed records had.
+	// Everything is free: the arena goes back above the bump pointer, to be
+	// carved as in a fresh segment, whatever classes the flushed records had.
 	if err := e.lockAll(); err != nil {
 		return err
 	}
 	e.coalesceLocked()
+	e.lowerBump()
 	e.unlockAll()
 	return nil
 }
