@@ -329,8 +329,8 @@ void ephpm_lease_release(INTERNAL_FUNCTION_PARAMETERS)
 static bool lease_left(ephpm_lease *lease, int64_t *left_ns)
 {
 	*left_ns = EPHPM_KV_TTL_MISSING;
-	if (lease->released) {
-		return true;
+	if (lease->released || ephpm_store_lost()) {
+		return true; /* a lease on a segment others no longer see is not held */
 	}
 	const ephpm_kv_ops *ops = ephpm_lease_ops();
 	if (!ops) {

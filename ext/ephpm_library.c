@@ -267,6 +267,16 @@ const ephpm_kv_ops *ephpm_library_load(void)
 		throw_fork_error();
 		return NULL;
 	}
+	const ephpm_kv_ops *loaded = __atomic_load_n(&ephpm_library_ops, __ATOMIC_ACQUIRE);
+	const char *lost = loaded ? ephpm_shm_lost() : NULL;
+	if (lost) {
+		snprintf(msg, sizeof msg, "ephpm-kv: %s", lost);
+		throw_kv(EPHPM_KV_E_CONFIG, msg);
+		return NULL;
+	}
+	if (loaded) {
+		return loaded; /* the name checked, and still ours */
+	}
 	pthread_mutex_lock(&load_lock);
 	const ephpm_kv_ops *ops = ephpm_library_ops;
 	if (!ops && !load_error) {

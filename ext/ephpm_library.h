@@ -4,6 +4,7 @@
 
 #include "php.h"
 #include "ephpm_kv_ops.h"
+#include "ephpm_shm.h"
 
 extern const ephpm_kv_ops *ephpm_library_ops;
 
@@ -12,10 +13,19 @@ extern const ephpm_kv_ops *ephpm_library_ops;
  * or after the script), the exceptions here are warnings. */
 const ephpm_kv_ops *ephpm_library_load(void);
 
+/* Every store call's way to the table: also where a named segment removed
+ * or replaced under this process is noticed (checked once a second). */
 static zend_always_inline const ephpm_kv_ops *ephpm_ops(void)
 {
 	const ephpm_kv_ops *ops = __atomic_load_n(&ephpm_library_ops, __ATOMIC_ACQUIRE);
-	return EXPECTED(ops != NULL) ? ops : ephpm_library_load();
+	return EXPECTED(ops != NULL) && !ephpm_shm_recheck_due() ? ops : ephpm_library_load();
+}
+
+/* Whether the named segment was removed or replaced under this process:
+ * locks held on it are not held (isAcquired() says false, not an error). */
+static zend_always_inline bool ephpm_store_lost(void)
+{
+	return ephpm_shm_recheck_due() && ephpm_shm_lost();
 }
 
 /* Whether this process forked after the library started in its parent:

@@ -404,8 +404,8 @@ ZEND_METHOD(Ephpm_Lock, release)
 static bool lock_ttl(ephpm_lock *lock, int64_t *ttl_ns)
 {
 	*ttl_ns = EPHPM_KV_TTL_MISSING;
-	if (lock->released) {
-		return true;
+	if (lock->released || ephpm_store_lost()) {
+		return true; /* a lock on a segment others no longer see is not held */
 	}
 	const ephpm_kv_ops *ops = ephpm_ops();
 	if (!ops) {

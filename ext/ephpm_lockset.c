@@ -293,6 +293,9 @@ ZEND_METHOD(Ephpm_LockSet, refresh)
 ZEND_METHOD(Ephpm_LockSet, isAcquired)
 {
 	ZEND_PARSE_PARAMETERS_NONE();
+	if (ephpm_store_lost()) {
+		RETURN_FALSE; /* as Ephpm\Lock's */
+	}
 	const ephpm_kv_ops *ops = ephpm_ops();
 	if (!ops) {
 		RETURN_THROWS();

@@ -25,6 +25,13 @@ static size_t startup_size; /* ephpm.shm_size at startup */
 static char shm_error[1024];      /* opening or mapping the named segment */
 static char anon_error[1024];     /* mapping the anonymous one */
 static char settings_error[1024];
+/* The named segment mapped (its name may be a pool's, not php.ini's), and
+ * its inode, to tell it from what the name opens now. */
+static char mapped_name[256];
+static dev_t mapped_dev;
+static ino_t mapped_ino;
+int64_t ephpm_shm_recheck_at;
+static char lost_error[1024]; /* the name was removed or replaced */
 
 bool ephpm_shm_name_valid(const char *name, size_t len)
 {
@@ -136,6 +143,13 @@ static int open_named(const char *name, size_t size)
 static bool map_segment(size_t size, int fd, const char *name)
 {
 	char *error = fd >= 0 ? shm_error : anon_error;
+	struct stat st;
+	bool watch = fd >= 0 && fstat(fd, &st) == 0; /* without its inode, nothing to compare */
+	if (watch) {
+		snprintf(mapped_name, sizeof mapped_name, "%s", name);
+		mapped_dev = st.st_dev;
+		mapped_ino = st.st_ino;
+	}
 	void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, fd >= 0 ? MAP_SHARED : MAP_SHARED | MAP_ANONYMOUS, fd, 0);
 	int mmap_errno = errno;
 	if (fd >= 0) {
@@ -150,6 +164,9 @@ static bool map_segment(size_t size, int fd, const char *name)
 	shm_base = base;
 	shm_size = size;
 	shm_named = fd >= 0;
+	if (watch) {
+		__atomic_store_n(&ephpm_shm_recheck_at, ephpm_coarse_ns() + EPHPM_SHM_RECHECK_NS, __ATOMIC_RELAXED);
+	}
 	return true;
 }
 
@@ -179,6 +196,30 @@ const char *ephpm_shm_attach(size_t size, const char *name)
 	return ephpm_shm_error(size, name);
 }
 
+const char *ephpm_shm_lost(void)
+{
+	int64_t now = ephpm_coarse_ns();
+	if (shm_named && !lost_error[0] && now >= __atomic_load_n(&ephpm_shm_recheck_at, __ATOMIC_RELAXED)) {
+		char path[sizeof mapped_name + 8];
+		struct stat st;
+		snprintf(path, sizeof path, "/dev/shm%s", mapped_name);
+		int rc = stat(path, &st);
+		/* another stat error (EACCES on /dev/shm) proves nothing */
+		bool removed = rc != 0 && errno == ENOENT;
+		bool replaced = rc == 0 && (st.st_dev != mapped_dev || st.st_ino != mapped_ino);
+		if (removed || replaced) {
+			snprintf(lost_error, sizeof lost_error, "the shared memory segment %s was %s while this process "
+				"used it: the locks and data this process sees are not the ones new processes see, so a lock "
+				"may be held twice; restart every process that shares the segment (php-fpm and its workers), "
+				"and remove /dev/shm%s only while none runs", mapped_name,
+				removed ? "removed" : "removed, and another created in its place,", mapped_name);
+		}
+		/* once lost, due at every call: the slow path refuses it */
+		__atomic_store_n(&ephpm_shm_recheck_at, lost_error[0] ? 1 : now + EPHPM_SHM_RECHECK_NS, __ATOMIC_RELAXED);
+	}
+	return lost_error[0] ? lost_error : NULL;
+}
+
 void ephpm_shm_unmap(void)
 {
 	if (shm_base) {
@@ -186,6 +227,7 @@ void ephpm_shm_unmap(void)
 		shm_base = NULL;
 		shm_size = 0;
 		shm_named = false;
+		__atomic_store_n(&ephpm_shm_recheck_at, 0, __ATOMIC_RELAXED);
 	}
 }
 

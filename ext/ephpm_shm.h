@@ -5,6 +5,8 @@
 #ifndef EPHPM_SHM_H
 #define EPHPM_SHM_H
 
+#include <time.h>
+
 #include "php.h"
 
 /* ephpm.shm_size: 0 (off) or within these bounds. Below the minimum the
@@ -31,6 +33,36 @@ void ephpm_shm_map(size_t size, const char *name);
  * settings, else why not (as ephpm_shm_error). */
 const char *ephpm_shm_attach(size_t size, const char *name);
 void ephpm_shm_unmap(void);
+
+/* A named segment's name is checked at most this often (a stat): was it
+ * removed or replaced while this process maps it? */
+#define EPHPM_SHM_RECHECK_NS ((int64_t)1000000000)
+
+/* When the named segment's name is next checked (CLOCK_MONOTONIC_COARSE
+ * ns); 0 when nothing is mapped by name (the anonymous segment has none). */
+extern int64_t ephpm_shm_recheck_at;
+
+/* CLOCK_MONOTONIC_COARSE in ns: a few ns from the vDSO, where a precise
+ * read costs ~20. */
+static zend_always_inline int64_t ephpm_coarse_ns(void)
+{
+	struct timespec ts = { 0 };
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Whether the name is due a check: one load and, for a named segment, the
+ * coarse clock, per store call. */
+static zend_always_inline bool ephpm_shm_recheck_due(void)
+{
+	int64_t at = __atomic_load_n(&ephpm_shm_recheck_at, __ATOMIC_RELAXED);
+	return UNEXPECTED(at != 0) && UNEXPECTED(ephpm_coarse_ns() >= at);
+}
+
+/* Why the named segment can no longer be trusted (its name was removed, or
+ * opens another segment now: new processes use that one), or NULL. Checks
+ * the name when due; once lost, stays lost. */
+const char *ephpm_shm_lost(void);
 
 /* The mapping, or NULL when there is none. */
 void *ephpm_shm_base(void);
