@@ -6,12 +6,13 @@ import (
 	"unsafe"
 )
 
-// A key hashes (hashKey) to bucket h & bucketMask; bucket b belongs to
-// stripe b & stripeMask, whose lock guards the bucket's chain. Chains are
-// singly linked through record.next; new records go to the head.
+// A key hashes (hashKey, keyed by the segment's seed) to bucket
+// h & bucketMask; bucket b belongs to stripe b & stripeMask, whose lock
+// guards the bucket's chain. Chains are singly linked through record.next;
+// new records go to the head.
 
 func (e *Engine) locate(key string) (b uint64, h uint32) {
-	h = hashKey(key)
+	h = e.hashKey(key)
 	return uint64(h) & e.bucketMask, h
 }
 

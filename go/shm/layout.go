@@ -13,7 +13,7 @@ import (
 // derived from the segment size alone, so size and version pin the layout.
 const (
 	segMagic      = "EPHPMSHM"
-	layoutVersion = 1
+	layoutVersion = 2
 	headerSize    = 4096
 	stripeBytes   = 128 // two cache lines: the lock word and its stripe's counters and journal
 
@@ -42,6 +42,7 @@ const (
 	hBump    = 128 // next free arena byte; own cache line, every process allocates there
 	hFence   = 192 // last fence issued; own cache line
 	hRepairs = 256 // stripes repaired after their owner died (diagnostics)
+	hSeed    = 320 // hashSeed, two words, written once by format
 )
 
 const (
@@ -104,6 +105,7 @@ type Engine struct {
 	geometry
 	maxValue    int64
 	compressMin int64 // <= 0: never
+	seed        hashSeed
 }
 
 func (e *Engine) at(off uint64) unsafe.Pointer { return unsafe.Add(e.base, off) }
@@ -173,6 +175,7 @@ func Attach(mem []byte, cfg Config) (*Engine, error) {
 	if err := e.checkHeader(); err != nil {
 		return nil, err
 	}
+	e.seed = hashSeed{*e.word(hSeed), *e.word(hSeed + 8)}
 	// Fences never go back, not even across a segment that was dropped
 	// and formatted again: raise the counter to the wall clock.
 	raiseTo(e.word(hFence), wallMicros())
@@ -252,6 +255,8 @@ func (e *Engine) format() {
 	*e.word(hBuckets) = e.buckets
 	*e.word(hClasses) = e.classes
 	*e.word(hArena) = e.arenaOff
+	seed := newHashSeed()
+	*e.word(hSeed), *e.word(hSeed + 8) = seed[0], seed[1]
 	atomic.StoreUint64(e.word(hBump), e.arenaOff)
 	atomic.StoreUint64(e.word(hFence), uint64(wallMicros()))
 	copy(e.mem[hMagic:hMagic+8], segMagic)

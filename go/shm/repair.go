@@ -199,7 +199,7 @@ func (e *Engine) recordProblem(off, b uint64) string {
 		return "plain length differs from stored length"
 	case r.sum != e.checksum(off, r):
 		return "bad checksum"
-	case hashKey(string(e.recKey(off, r))) != r.hash:
+	case e.hashKey(string(e.recKey(off, r))) != r.hash:
 		return "hash does not match the key"
 	}
 	return ""
