@@ -167,6 +167,7 @@ func (e *Engine) account(st *stripe, r *record) {
 	st.bytes += int64(classSizes[r.class])
 	if r.kind == kindFence {
 		st.fences++
+		st.fenceBytes += int64(classSizes[r.class])
 		return
 	}
 	st.keys++
@@ -187,6 +188,7 @@ func (e *Engine) unaccount(st *stripe, r *record) {
 	st.bytes -= int64(classSizes[r.class])
 	if r.kind == kindFence {
 		st.fences--
+		st.fenceBytes -= int64(classSizes[r.class])
 		return
 	}
 	st.keys--

@@ -72,7 +72,7 @@ func (e *Engine) repair(si, held uint64) {
 		e.repairSteal(si, held, st.jOut)
 	}
 	st.jAlloc, st.jFree, st.jOut = 0, 0, 0
-	st.keys, st.bytes, st.comp, st.fences = cnt.keys, cnt.bytes, cnt.comp, cnt.fences
+	st.keys, st.bytes, st.comp, st.fences, st.fenceBytes = cnt.keys, cnt.bytes, cnt.comp, cnt.fences, cnt.fenceBytes
 	st.minDL = minDL
 	// The dead owner may have released a key: wake sleepers to re-check.
 	st.seq++
@@ -166,12 +166,13 @@ func (e *Engine) repairSteal(si, held, jOut uint64) {
 }
 
 // stripeCount is what a stripe's counters must say, from its chains.
-type stripeCount struct{ keys, bytes, comp, fences int64 }
+type stripeCount struct{ keys, bytes, comp, fences, fenceBytes int64 }
 
 func (c *stripeCount) add(r *record) {
 	c.bytes += int64(classSizes[r.class])
 	if r.kind == kindFence {
 		c.fences++
+		c.fenceBytes += int64(classSizes[r.class])
 		return
 	}
 	c.keys++
