@@ -6,12 +6,13 @@ import (
 	"unsafe"
 )
 
-// A key hashes (hashKey) to bucket h & bucketMask; bucket b belongs to
-// stripe b & stripeMask, whose lock guards the bucket's chain. Chains are
-// singly linked through record.next; new records go to the head.
+// A key hashes (hashKey, keyed by the segment's seed) to bucket
+// h & bucketMask; bucket b belongs to stripe b & stripeMask, whose lock
+// guards the bucket's chain. Chains are singly linked through record.next;
+// new records go to the head.
 
 func (e *Engine) locate(key string) (b uint64, h uint32) {
-	h = hashKey(key)
+	h = e.hashKey(key)
 	return uint64(h) & e.bucketMask, h
 }
 
@@ -175,6 +176,7 @@ func (e *Engine) account(st *stripe, r *record) {
 	st.bytes += int64(classSizes[r.class])
 	if r.kind == kindFence {
 		st.fences++
+		st.fenceBytes += int64(classSizes[r.class])
 		return
 	}
 	st.keys++
@@ -195,6 +197,7 @@ func (e *Engine) unaccount(st *stripe, r *record) {
 	st.bytes -= int64(classSizes[r.class])
 	if r.kind == kindFence {
 		st.fences--
+		st.fenceBytes -= int64(classSizes[r.class])
 		return
 	}
 	st.keys--

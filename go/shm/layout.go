@@ -42,6 +42,10 @@ const (
 	hBump    = 128 // next free arena byte; own cache line, every process allocates there
 	hFence   = 192 // last fence issued; own cache line
 	hRepairs = 256 // stripes repaired after their owner died (diagnostics)
+	hSeed    = 320 // hashSeed, two words, written once by format
+	// The fence floor: a resource without a fence record accepts a fence
+	// only from here (int64; see fence.go). Own cache line.
+	hFenceFloor = 384
 
 	// The coalescing pass (coalesce.go), its own cache line: the owner
 	// word of the process running one (0: none), the free bytes it left and
@@ -112,6 +116,7 @@ type Engine struct {
 	geometry
 	maxValue    int64
 	compressMin int64 // <= 0: never
+	seed        hashSeed
 	lockTimeout time.Duration
 	fault       atomic.Pointer[error] // set by Fault: the segment shrank
 }
@@ -149,7 +154,8 @@ type stripe struct {
 	jOut    uint64      // 96: journal: block being moved to another stripe's list (see steal)
 	// 104: a lower bound of the deadlines of the stripe's records (0 =
 	// none has one): a reclaim pass skips stripes where nothing expired.
-	minDL int64
+	minDL      int64
+	fenceBytes int64 // 112: block bytes of fence records (bounded, see foldFences)
 }
 
 var _ [stripeBytes - unsafe.Sizeof(stripe{})]byte // the struct fits its slot
@@ -187,9 +193,12 @@ func Attach(mem []byte, cfg Config) (*Engine, error) {
 	if err := e.checkHeader(); err != nil {
 		return nil, err
 	}
+	e.seed = hashSeed{*e.word(hSeed), *e.word(hSeed + 8)}
 	// Fences never go back, not even across a segment that was dropped
-	// and formatted again: raise the counter to the wall clock.
-	raiseTo(e.word(hFence), wallMicros())
+	// and formatted again: raise the counter to the wall clock, in ns
+	// (a process issues over a million fences a second, so a counter
+	// seeded in microseconds was overtaken within a second).
+	raiseTo(e.word(hFence), wallNanos())
 	return e, nil
 }
 
@@ -199,8 +208,8 @@ const (
 	DefaultCompressMin  = 1 << 10
 )
 
-// wallMicros seeds the fence counter; tests step it back.
-var wallMicros = func() int64 { return time.Now().UnixMicro() }
+// wallNanos seeds the fence counter; tests step it.
+var wallNanos = func() int64 { return time.Now().UnixNano() }
 
 func raiseTo(w *uint64, v int64) {
 	for {
@@ -266,8 +275,11 @@ func (e *Engine) format() {
 	*e.word(hBuckets) = e.buckets
 	*e.word(hClasses) = e.classes
 	*e.word(hArena) = e.arenaOff
+	seed := newHashSeed()
+	*e.word(hSeed), *e.word(hSeed + 8) = seed[0], seed[1]
 	atomic.StoreUint64(e.word(hBump), e.arenaOff)
-	atomic.StoreUint64(e.word(hFence), uint64(wallMicros()))
+	atomic.StoreUint64(e.word(hFence), uint64(wallNanos()))
+	atomic.StoreUint64(e.word(hFenceFloor), 1<<63) // math.MinInt64: no fence refused yet
 	copy(e.mem[hMagic:hMagic+8], segMagic)
 }
 

@@ -383,9 +383,12 @@ func (e *Engine) counter(off uint64, r *record) (int64, error) {
 	return n, nil
 }
 
-// Flush implements kv.Engine. Fence records go too; the fence counter does
-// not, so fences issued after a flush are still larger than before it.
+// Flush implements kv.Engine. Fence records go too, not their fences: the
+// floor (fence.go) first rises past every fence issued, then past each
+// record's fence before the record goes, so no fence issued or recorded
+// before the flush passes after it.
 func (e *Engine) Flush() error {
+	e.raiseFloor(fenceAfter(int64(atomic.LoadUint64(e.word(hFence)))))
 	for si := uint64(0); si < e.stripes; si++ {
 		st, err := e.lockStripe(si)
 		if err != nil {
@@ -399,6 +402,9 @@ func (e *Engine) Flush() error {
 					(e.rec(off).kind != kindUser && e.rec(off).kind != kindFence) || !e.blockInRange(off, uint64(e.rec(off).class)) {
 					atomic.StoreUint64(head, 0) // corrupt: drop the chain
 					break
+				}
+				if r := e.rec(off); r.kind == kindFence {
+					e.raiseFloor(fenceAfter(r.deadline))
 				}
 				e.remove(si, st, head, off)
 			}
@@ -417,7 +423,9 @@ func (e *Engine) Flush() error {
 }
 
 // Fence implements kv.Engine. The highest fence of a resource lives in a
-// fence record's deadline word, changed by one atomic store.
+// fence record's deadline word, changed by one atomic store; a resource
+// without one is judged by the floor. A new record may fold old ones
+// (fence.go).
 func (e *Engine) Fence(resource string, fence int64) (bool, error) {
 	if err := kv.CheckKey(resource); err != nil {
 		return false, err
@@ -439,6 +447,10 @@ func (e *Engine) Fence(resource string, fence int64) (bool, error) {
 			e.unlock(st, false)
 			return ok, nil
 		}
+		if fence < e.fenceFloor() {
+			e.unlock(st, false)
+			return false, nil
+		}
 		need := recHeader + uint64(len(resource))
 		blk, class := e.alloc(si, st, need)
 		if blk == 0 {
@@ -450,6 +462,9 @@ func (e *Engine) Fence(resource string, fence int64) (bool, error) {
 		}
 		e.writeRecord(blk, class, kindFence, h, resource, nil, 0, false, fence)
 		e.install(si, st, b, link, 0, blk)
+		if share := e.fenceShare(); st.fenceBytes > share {
+			e.foldFences(si, st, share*3/4)
+		}
 		e.unlock(st, false)
 		return true, nil
 	}

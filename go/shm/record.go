@@ -1,7 +1,6 @@
 package shm
 
 import (
-	"encoding/binary"
 	"hash/crc32"
 	"unsafe"
 )
@@ -121,30 +120,6 @@ func (e *Engine) openRecord(off, class uint64, kind, flags uint8, h uint32, key 
 func (e *Engine) sealRecord(off uint64) {
 	r := e.rec(off)
 	r.sum = e.checksum(off, r)
-}
-
-// hashKey is a fixed, unseeded multiply-xorshift hash over 8-byte words:
-// deterministic across processes (never maphash) and a few ns for the short
-// keys locks use (crc32c cost twice as much through its dispatch).
-func hashKey(key string) uint32 {
-	const m = 0x9E3779B97F4A7C15
-	b := unsafe.Slice(unsafe.StringData(key), len(key))
-	h := uint64(len(b)) * m
-	for ; len(b) >= 8; b = b[8:] {
-		h = (h ^ binary.LittleEndian.Uint64(b)) * m
-		h ^= h >> 29
-	}
-	if len(b) > 0 {
-		var t uint64
-		for i, c := range b {
-			t |= uint64(c) << (8 * i)
-		}
-		h = (h ^ t) * m
-		h ^= h >> 29
-	}
-	h *= 0xBF58476D1CE4E5B9
-	h ^= h >> 32
-	return uint32(h)
 }
 
 // keyEq compares a record's key with key.

@@ -76,7 +76,7 @@ func (e *Engine) repair(si, held uint64) {
 		e.repairSteal(si, held, st.jOut)
 	}
 	st.jAlloc, st.jFree, st.jOut = 0, 0, 0
-	st.keys, st.bytes, st.comp, st.fences = cnt.keys, cnt.bytes, cnt.comp, cnt.fences
+	st.keys, st.bytes, st.comp, st.fences, st.fenceBytes = cnt.keys, cnt.bytes, cnt.comp, cnt.fences, cnt.fenceBytes
 	st.minDL = minDL
 	// The dead owner may have released a key: wake sleepers to re-check.
 	st.seq++
@@ -170,12 +170,13 @@ func (e *Engine) repairSteal(si, held, jOut uint64) {
 }
 
 // stripeCount is what a stripe's counters must say, from its chains.
-type stripeCount struct{ keys, bytes, comp, fences int64 }
+type stripeCount struct{ keys, bytes, comp, fences, fenceBytes int64 }
 
 func (c *stripeCount) add(r *record) {
 	c.bytes += int64(classSizes[r.class])
 	if r.kind == kindFence {
 		c.fences++
+		c.fenceBytes += int64(classSizes[r.class])
 		return
 	}
 	c.keys++
@@ -203,7 +204,7 @@ func (e *Engine) recordProblem(off, b uint64) string {
 		return "plain length differs from stored length"
 	case r.sum != e.checksum(off, r):
 		return "bad checksum"
-	case hashKey(string(e.recKey(off, r))) != r.hash:
+	case e.hashKey(string(e.recKey(off, r))) != r.hash:
 		return "hash does not match the key"
 	}
 	return ""

@@ -126,7 +126,10 @@ func TestRepairSurvivesDeathInsideRepair(t *testing.T) {
 				for rname, repairer := range repairers {
 					t.Run(fmt.Sprintf("%s/%d/%d/%s", name, p1, p2, rname), func(t *testing.T) {
 						e := newTestEngine(t, 1<<20, Config{})
-						e.Set("other", []byte("kept"), 0)
+						// On k's stripe, where a flush dies first.
+						kb, _ := e.locate("k")
+						other := keyOnStripe(e, kb&e.stripeMask, "other")
+						e.Set(other, []byte("kept"), 0)
 						o.prepare(e)
 						if !crashAt(t, e, "k", p1, 1, dead, func() { o.op(e) }) {
 							t.Skip("the op does not reach this point")
@@ -136,8 +139,8 @@ func TestRepairSurvivesDeathInsideRepair(t *testing.T) {
 							t.Skip("the repair does not reach this point")
 						}
 						mustVerify(t, e)
-						if v, _ := get(t, e, "other"); v != "kept" && name != "flush" {
-							t.Fatalf("other = %q", v)
+						if v, _ := get(t, e, other); v != "kept" && name != "flush" {
+							t.Fatalf("%s = %q", other, v)
 						}
 					})
 				}

@@ -62,9 +62,9 @@ func (e *Engine) Verify() error {
 				blocks = append(blocks, block{off, classSizes[r.class]})
 			}
 		}
-		if cnt != (stripeCount{st.keys, st.bytes, st.comp, st.fences}) {
-			report("stripe %d: counters keys %d bytes %d compressed %d fences %d, chains hold %d %d %d %d",
-				si, st.keys, st.bytes, st.comp, st.fences, cnt.keys, cnt.bytes, cnt.comp, cnt.fences)
+		if cnt != (stripeCount{st.keys, st.bytes, st.comp, st.fences, st.fenceBytes}) {
+			report("stripe %d: counters keys %d bytes %d compressed %d fences %d (%d bytes), chains hold %d %d %d %d (%d)",
+				si, st.keys, st.bytes, st.comp, st.fences, st.fenceBytes, cnt.keys, cnt.bytes, cnt.comp, cnt.fences, cnt.fenceBytes)
 		}
 		for c := uint64(0); c < e.classes; c++ {
 			n := uint64(0)

@@ -18,14 +18,18 @@ func corruptible(t *testing.T) (*Engine, uint64) {
 }
 
 // seedVictim attaches to mem, fills it with records and free blocks, and
-// returns the offset of key "victim"'s record, which heads its bucket.
+// returns the offset of key "victim"'s record, alone in its bucket (the
+// segment's hash is seeded: the other keys are kept out of it).
 func seedVictim(t *testing.T, mem []byte) (*Engine, uint64) {
 	e, err := Attach(mem, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	vb, _ := e.locate("victim")
 	for i := range 200 {
-		e.Set(fmt.Sprint("key", i), []byte("value"), 0)
+		if b, _ := e.locate(fmt.Sprint("key", i)); b != vb {
+			e.Set(fmt.Sprint("key", i), []byte("value"), 0)
+		}
 	}
 	for i := 0; i < 200; i += 3 {
 		e.Del(fmt.Sprint("key", i))
@@ -33,8 +37,8 @@ func seedVictim(t *testing.T, mem []byte) (*Engine, uint64) {
 	e.Set("victim", []byte("victim's value"), 0)
 	b, h := e.locate("victim")
 	_, off := e.find(b, h, "victim", kindUser)
-	if off == 0 || *e.bucket(b) != off {
-		t.Fatal("victim does not head its bucket")
+	if off == 0 || *e.bucket(b) != off || e.rec(off).next != 0 {
+		t.Fatal("victim is not alone in its bucket")
 	}
 	return e, off
 }
