@@ -15,12 +15,12 @@ if (!function_exists('pcntl_fork')) die('skip pcntl not available'); ?>
 const MEMBERS = 5000;
 $last = sprintf('ls:b%04d', MEMBERS - 1);
 if (($pid = pcntl_fork()) === 0) {                // forked before first use
-    pcntl_alarm(30);
+    pcntl_alarm(90);
     for ($t = 0; $t < 30000 && !ephpm_kv_exists('ls:held'); $t++) {
         usleep(1000);
     }
     ephpm_kv_set('ls:waiting', '1');
-    $lock = Ephpm\Lock::acquire('ls:a', 30, 20);
+    $lock = Ephpm\Lock::acquire('ls:a', 30, 60);
     $lastHeld = ephpm_kv_exists($last);
     ephpm_kv_set('ls:seen', $lock === null ? 'timeout' : ($lastHeld ? 'last member still held' : 'last member free'));
     $lock?->release();
