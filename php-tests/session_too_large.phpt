@@ -31,11 +31,11 @@ echo "end of the script\n";
 ?>
 --EXPECTF--
 bool(true)
-ephpm-kv: value is too large: %d bytes, %s 1048576%s; raise %s
+ephpm-kv: value is too large: %d bytes, %s 1048576%S; raise %s
 string(12) "v|s:3:"old";"
 bool(false)
 end of the script
 
-Warning: PHP Request Shutdown: ephpm-kv: value is too large: %d bytes, %s 1048576%s; raise %s in Unknown on line 0
+Warning: PHP Request Shutdown: ephpm-kv: value is too large: %d bytes, %s 1048576%S; raise %s in Unknown on line 0
 
 Warning: PHP Request Shutdown: Failed to write session data (ephpm)%s in Unknown on line 0
