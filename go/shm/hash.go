@@ -64,3 +64,39 @@ func mix(a, b uint64) uint64 {
 // hashKey is key's hash in this segment: it picks the bucket and is kept in
 // the record (repair and Verify check it against the key).
 func (e *Engine) hashKey(key string) uint32 { return e.seed.sum(key) }
+
+// check is a record's checksum: the same construction as sum over three
+// independent lanes of 48 bytes (the multiplies of one step do not wait
+// for the last's), so a read can afford to verify what it returns: 121
+// bytes cost about 11 ns where crc32c (hash/crc32, SSE4.2) cost 17, and 60
+// bytes 6 where it cost 14. It guards against stray writes, not against a
+// process that means harm (one that can write the segment can write a
+// matching checksum), and it changes with the seed: a record is checked
+// only in the segment that holds it.
+func (s *hashSeed) check(b []byte) uint32 {
+	const m5 = 0x1d8e4e27c47d124f
+	n := len(b)
+	seed := s[0] ^ m5
+	if len(b) > 48 {
+		l1, l2 := seed, seed
+		for ; len(b) > 48; b = b[48:] {
+			seed = mix(binary.LittleEndian.Uint64(b)^s[1], binary.LittleEndian.Uint64(b[8:])^seed)
+			l1 = mix(binary.LittleEndian.Uint64(b[16:])^s[0], binary.LittleEndian.Uint64(b[24:])^l1)
+			l2 = mix(binary.LittleEndian.Uint64(b[32:])^s[1], binary.LittleEndian.Uint64(b[40:])^l2)
+		}
+		seed ^= l1 ^ l2
+	}
+	for ; len(b) > 16; b = b[16:] {
+		seed = mix(binary.LittleEndian.Uint64(b)^s[1], binary.LittleEndian.Uint64(b[8:])^seed)
+	}
+	var x, y uint64
+	switch {
+	case len(b) >= 8:
+		x, y = binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[len(b)-8:])
+	case len(b) >= 4:
+		x, y = uint64(binary.LittleEndian.Uint32(b)), uint64(binary.LittleEndian.Uint32(b[len(b)-4:]))
+	case len(b) > 0:
+		x = uint64(b[0]) | uint64(b[len(b)>>1])<<8 | uint64(b[len(b)-1])<<16
+	}
+	return uint32(mix(m5^uint64(n), mix(x^s[1], y^seed)))
+}

@@ -1,9 +1,6 @@
 package shm
 
-import (
-	"hash/crc32"
-	"unsafe"
-)
+import "unsafe"
 
 // A record is one arena block: a 40-byte header, then the key, then the
 // stored value (S2-compressed when flagCompressed). The checksum covers
@@ -13,7 +10,7 @@ import (
 type record struct {
 	next      uint64 // 0: chain link (offset of the next record; 0 = end), or free list link
 	deadline  int64  // 8: monotonic ns, 0 = none; for a fence record: the highest fence
-	sum       uint32 // 16: crc32c of bytes [20, recHeader+keyLen+storedLen)
+	sum       uint32 // 16: checksum (hashSeed.check) of bytes [20, recHeader+keyLen+storedLen)
 	hash      uint32 // 20
 	kind      uint8  // 24
 	flags     uint8  // 25
@@ -69,10 +66,8 @@ func (e *Engine) recValue(off uint64, r *record) []byte {
 
 func (e *Engine) checksum(off uint64, r *record) uint32 {
 	n := 20 + uint64(r.keyLen) + uint64(r.storedLen)
-	return crc32.Checksum(unsafe.Slice((*byte)(e.at(off+20)), n), castagnoli)
+	return e.seed.check(unsafe.Slice((*byte)(e.at(off+20)), n))
 }
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // writeRecord fills an allocated block completely, checksum last. It is not
 // reachable yet: nobody reads it until it is published. (openRecord is its
