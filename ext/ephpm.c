@@ -306,6 +306,7 @@ static PHP_MINFO_FUNCTION(ephpm)
 			info_row_long("Rejected writes", st.rejected);
 			info_row_long("Compressed entries", st.compressed);
 			info_row_long("Fence records", st.fences);
+			info_row_long("Quarantined entries", st.quarantined);
 		}
 	}
 	php_info_print_table_end();

@@ -147,6 +147,13 @@ namespace Ephpm {
          * @cvalue EPHPM_KV_E_WRONG_TYPE
          */
         public const WRONG_TYPE = UNKNOWN;
+
+        /**
+         * A record in the shared segment failed its checksum (something wrote into the segment): it is quarantined, unreadable, and holds its key until it expires, is overwritten or deleted.
+         * @var int
+         * @cvalue EPHPM_KV_E_CORRUPT
+         */
+        public const CORRUPT = UNKNOWN;
     }
 
     /** Lock::run() could not acquire the lock within its wait. */

@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: 762549c282d1401959549824d06d961fa7cde944 */
+ * Stub hash: f847596869efb54df8f171e6f80c669a8a8e097f */
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_get, 0, 1, IS_STRING, 1)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
@@ -347,6 +347,12 @@ static zend_class_entry *register_class_Ephpm_KvException(zend_class_entry *clas
 	zend_string *const_WRONG_TYPE_name = zend_string_init_interned("WRONG_TYPE", sizeof("WRONG_TYPE") - 1, 1);
 	zend_declare_class_constant_ex(class_entry, const_WRONG_TYPE_name, &const_WRONG_TYPE_value, ZEND_ACC_PUBLIC, NULL);
 	zend_string_release(const_WRONG_TYPE_name);
+
+	zval const_CORRUPT_value;
+	ZVAL_LONG(&const_CORRUPT_value, EPHPM_KV_E_CORRUPT);
+	zend_string *const_CORRUPT_name = zend_string_init_interned("CORRUPT", sizeof("CORRUPT") - 1, 1);
+	zend_declare_class_constant_ex(class_entry, const_CORRUPT_name, &const_CORRUPT_value, ZEND_ACC_PUBLIC, NULL);
+	zend_string_release(const_CORRUPT_name);
 
 	return class_entry;
 }

@@ -250,7 +250,7 @@ PHP_FUNCTION(ephpm_kv_stats)
 		ephpm_throw_store_error(&err);
 		RETURN_THROWS();
 	}
-	array_init_size(return_value, 13);
+	array_init_size(return_value, 14);
 	add_assoc_string(return_value, "engine", ephpm_engine_name(ephpm_library_engine()));
 	add_assoc_long(return_value, "keys", st.keys);
 	add_assoc_long(return_value, "bytes_used", st.bytes_used);
@@ -263,6 +263,7 @@ PHP_FUNCTION(ephpm_kv_stats)
 	add_assoc_long(return_value, "max_value_size", st.max_value_size);
 	add_assoc_long(return_value, "compress_min", st.compress_min);
 	add_assoc_long(return_value, "fences", st.fences);
+	add_assoc_long(return_value, "quarantined", st.quarantined);
 }
 
 PHP_FUNCTION(ephpm_kv_fence)

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EPHPM_KV_ABI_VERSION 2 /* 2: ephpm_kv_stats.fences, ephpm_kv_config.shm_lock_timeout */
+#define EPHPM_KV_ABI_VERSION 2 /* 2: ephpm_kv_stats.fences and .quarantined, ephpm_kv_config.shm_lock_timeout */
 #define EPHPM_KV_MAX_KEY_SIZE (64 * 1024)
 #define EPHPM_KV_MAX_TTL_SECONDS INT64_C(3153600000) /* 100 years: kv.MaxTTL */
 #define EPHPM_KV_ERROR_MESSAGE_SIZE 256
@@ -36,6 +36,7 @@
 #define EPHPM_KV_E_UNAVAILABLE   10 /* the engine cannot be reached */
 #define EPHPM_KV_E_BAD_ARGUMENT  11 /* a lease or rate-limit argument out of range (kv.ErrBadLease) */
 #define EPHPM_KV_E_WRONG_TYPE    12 /* a lease op on another kind of value, or the reverse (kv.ErrNotLease) */
+#define EPHPM_KV_E_CORRUPT       13 /* a stored record failed its checksum (shm.ErrCorrupt): quarantined */
 
 /* lease_acquire() modes: kv.LeaseMode. */
 #define EPHPM_KV_LEASE_SHARED    1 /* a reader */
@@ -88,6 +89,7 @@ typedef struct ephpm_kv_stats {
 	int64_t max_value_size;
 	int64_t compress_min;
 	int64_t fences;
+	int64_t quarantined;
 } ephpm_kv_stats;
 
 typedef struct ephpm_kv_ops {

@@ -37,6 +37,7 @@ var errorCodes = []struct {
 	{"CONFIG", remote.ErrEvicting, C.EPHPM_KV_E_CONFIG},
 	{"CONFIG", remote.ErrNoSlot, C.EPHPM_KV_E_CONFIG},
 	{"CONFIG", shm.ErrShrunk, C.EPHPM_KV_E_CONFIG},
+	{"CORRUPT", shm.ErrCorrupt, C.EPHPM_KV_E_CORRUPT},
 	{"UNAVAILABLE", kv.ErrClosed, C.EPHPM_KV_E_UNAVAILABLE},
 	{"UNAVAILABLE", kv.ErrUnavailable, C.EPHPM_KV_E_UNAVAILABLE},
 }

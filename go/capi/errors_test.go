@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ephpm/ephpm-kv/kv"
+	"github.com/ephpm/ephpm-kv/shm"
 )
 
 // readMatches returns every match of re in file, failing when there is none.
@@ -83,6 +84,7 @@ func checkErrorCodes(t *testing.T) {
 		"UNAVAILABLE":     fmt.Errorf("%w: cannot reach the ephpm-kv server", kv.ErrUnavailable),
 		"BAD_ARGUMENT":    fmt.Errorf("%w: permits must be 1 to 1024, got 0", kv.ErrBadLease),
 		"WRONG_TYPE":      fmt.Errorf("%w (server: WRONGTYPE ...)", kv.ErrNotLease),
+		"CORRUPT":         fmt.Errorf("%w: the record of key %q fails its checksum", shm.ErrCorrupt, "k"),
 	}
 	for name, code := range header {
 		err, ok := samples[name]

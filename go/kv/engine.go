@@ -124,4 +124,5 @@ type Stats struct {
 	ValueMax    int64 // largest value accepted
 	CompressMin int64 // values at or above this size are tried compressed; 0 = off
 	Fences      int64 // fence records held (Fence), in BytesUsed but not in Keys; a Redis's are keys
+	Quarantined int64 // entries found corrupt (a stray write into a shared segment), kept unreadable until they go
 }

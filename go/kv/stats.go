@@ -25,4 +25,5 @@ var StatsFields = [...]StatsField{
 	{"max_value_size", func(s *Stats) *int64 { return &s.ValueMax }},
 	{"compress_min", func(s *Stats) *int64 { return &s.CompressMin }},
 	{"fences", func(s *Stats) *int64 { return &s.Fences }},
+	{"quarantined", func(s *Stats) *int64 { return &s.Quarantined }},
 }

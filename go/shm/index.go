@@ -204,4 +204,7 @@ func (e *Engine) unaccount(st *stripe, r *record) {
 	if r.flags&flagCompressed != 0 {
 		st.comp--
 	}
+	if r.flags&flagQuarantined != 0 {
+		st.quarantined--
+	}
 }

@@ -154,8 +154,9 @@ type stripe struct {
 	jOut    uint64      // 96: journal: block being moved to another stripe's list (see steal)
 	// 104: a lower bound of the deadlines of the stripe's records (0 =
 	// none has one): a reclaim pass skips stripes where nothing expired.
-	minDL      int64
-	fenceBytes int64 // 112: block bytes of fence records (bounded, see foldFences)
+	minDL       int64
+	fenceBytes  int64 // 112: block bytes of fence records (bounded, see foldFences)
+	quarantined int64 // 120: user records found corrupt, kept unreadable (quarantine.go)
 }
 
 var _ [stripeBytes - unsafe.Sizeof(stripe{})]byte // the struct fits its slot

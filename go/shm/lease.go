@@ -3,7 +3,6 @@ package shm
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -39,7 +38,7 @@ const (
 	modeIntent   = uint8(0x80) | uint8(kv.LeaseExclusive) // a writer's intent, not a lease
 )
 
-var errCorruptSet = errors.New("corrupt lease set or rate log")
+var errCorruptSet = fmt.Errorf("%w: a lease set or rate log runs past its block", ErrCorrupt)
 
 // tail is the offset of the words past a record's value (8-aligned; blocks
 // are 16-aligned).
@@ -57,13 +56,16 @@ func tailNeed(key string, n, words int) uint64 {
 // live record of the family flag; nil when there is none or it expired
 // (stale: a record to reclaim). A live record of any other kind is
 // kv.ErrNotLease.
-func (e *Engine) familyValue(off uint64, c *clock, flag uint8) (v []byte, stale bool, err error) {
+func (e *Engine) familyValue(st *stripe, off uint64, c *clock, flag uint8, key string) (v []byte, stale bool, err error) {
 	if off == 0 {
 		return nil, false, nil
 	}
 	r := e.rec(off)
 	if !c.live(r.deadline) {
 		return nil, true, nil
+	}
+	if err := e.intact(st, off, r, key); err != nil {
+		return nil, false, err
 	}
 	if r.flags&flag == 0 {
 		return nil, false, kv.ErrNotLease
@@ -193,7 +195,7 @@ func (e *Engine) lockLease(key string, token []byte, c *clock, op *leaseOp) erro
 	op.st = st
 	op.link, op.off = e.find(b, h, key, kindUser)
 	op.sc = leaseScan{}
-	v, stale, err := e.familyValue(op.off, c, flagLease)
+	v, stale, err := e.familyValue(op.st, op.off, c, flagLease, key)
 	if err != nil {
 		e.unlock(op.st, false)
 		if err == errCorruptSet {

@@ -46,6 +46,10 @@ func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
 		e.unlock(st, true)
 		return 0, false, nil
 	}
+	if err := e.intact(st, off, r, key); err != nil {
+		e.unlock(st, false)
+		return 0, false, err
+	}
 	n := int(r.plainLen)
 	if n > len(dst) {
 		e.unlock(st, false)
@@ -53,7 +57,7 @@ func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
 	}
 	if err := e.copyValue(off, r, dst[:n]); err != nil {
 		e.unlock(st, false)
-		return 0, false, fmt.Errorf("stored value of %q is corrupt: %w", key, err)
+		return 0, false, fmt.Errorf("%w: the stored value of %q does not decode: %v", ErrCorrupt, key, err)
 	}
 	st.hits++
 	e.unlock(st, false)
@@ -193,9 +197,11 @@ func (e *Engine) deleteIf(key string, cond deleteCond, token []byte, coarse int6
 		e.unlock(st, true)
 		return false, nil
 	}
-	if cond == deleteIfEqual && !e.equal(off, r, token) {
-		e.unlock(st, false)
-		return false, nil
+	if cond == deleteIfEqual {
+		if ok, err := e.matches(st, off, r, key, token); !ok {
+			e.unlock(st, false)
+			return false, err
+		}
 	}
 	e.remove(si, st, link, off)
 	e.unlock(st, true)
@@ -257,9 +263,11 @@ func (e *Engine) expire(key string, token []byte, compare bool, ttl time.Duratio
 		e.unlock(st, true)
 		return false, nil
 	}
-	if compare && !e.equal(off, r, token) {
-		e.unlock(st, false)
-		return false, nil
+	if compare {
+		if ok, err := e.matches(st, off, r, key, token); !ok {
+			e.unlock(st, false)
+			return false, err
+		}
 	}
 	d := c.deadline(int64(ttl))
 	atomic.StoreInt64(&r.deadline, d)
@@ -293,8 +301,10 @@ func (e *Engine) ttl(key string, token []byte, compare bool) (time.Duration, err
 		return kv.TTLMissing, nil
 	}
 	r := e.rec(off)
-	if compare && !e.equal(off, r, token) {
-		return kv.TTLMissing, nil
+	if compare {
+		if ok, err := e.matches(st, off, r, key, token); !ok {
+			return kv.TTLMissing, err
+		}
 	}
 	if r.deadline == 0 {
 		return kv.TTLPersistent, nil
@@ -329,7 +339,11 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 		if off != 0 {
 			r := e.rec(off)
 			if live = c.live(r.deadline); live {
-				cur, err := e.counter(off, r)
+				var cur int64
+				err := e.intact(st, off, r, key)
+				if err == nil {
+					cur, err = e.counter(off, r)
+				}
 				if err != nil {
 					e.unlock(st, false)
 					return 0, err

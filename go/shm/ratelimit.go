@@ -62,7 +62,7 @@ func (e *Engine) RateLimit(key string, limit int64, window time.Duration) (bool,
 			return false, 0, 0, err
 		}
 		link, off := e.find(b, h, key, kindUser)
-		v, stale, err := e.familyValue(off, &c, flagRate)
+		v, stale, err := e.familyValue(st, off, &c, flagRate, key)
 		if err != nil {
 			e.unlock(st, false)
 			if err == errCorruptSet {

@@ -18,8 +18,8 @@ const (
 // Every mutation publishes with one word store and journals the blocks
 // it allocates, frees and gives away (see alloc.go), so repair:
 //   - walks the stripe's chains, cutting a chain at a record that is out of
-//     range or fails its checksum (a death alone cannot cause that: a
-//     record is complete before it is published);
+//     range, and quarantining one that fails its checksum (a death alone
+//     causes neither: a record is complete before it is published);
 //   - settles the journal: a block allocated but never published goes back
 //     to the free list, a block unlinked but not yet freed is freed, a
 //     block being moved to another stripe ends on exactly one list;
@@ -44,6 +44,9 @@ func (e *Engine) repair(si, held uint64) {
 			if e.recordProblem(off, b) != "" {
 				atomic.StoreUint64(link, 0)
 				break
+			}
+			if r := e.rec(off); r.kind == kindUser && e.contentProblem(off, r) != "" {
+				r.flags |= flagQuarantined // kept: it still holds its key (quarantine.go)
 			}
 			aReach = aReach || off == aOff
 			fReach = fReach || off == fOff
@@ -77,6 +80,7 @@ func (e *Engine) repair(si, held uint64) {
 	}
 	st.jAlloc, st.jFree, st.jOut = 0, 0, 0
 	st.keys, st.bytes, st.comp, st.fences, st.fenceBytes = cnt.keys, cnt.bytes, cnt.comp, cnt.fences, cnt.fenceBytes
+	st.quarantined = cnt.quarantined
 	st.minDL = minDL
 	// The dead owner may have released a key: wake sleepers to re-check.
 	st.seq++
@@ -170,7 +174,7 @@ func (e *Engine) repairSteal(si, held, jOut uint64) {
 }
 
 // stripeCount is what a stripe's counters must say, from its chains.
-type stripeCount struct{ keys, bytes, comp, fences, fenceBytes int64 }
+type stripeCount struct{ keys, bytes, comp, fences, fenceBytes, quarantined int64 }
 
 func (c *stripeCount) add(r *record) {
 	c.bytes += int64(classSizes[r.class])
@@ -183,9 +187,14 @@ func (c *stripeCount) add(r *record) {
 	if r.flags&flagCompressed != 0 {
 		c.comp++
 	}
+	if r.flags&flagQuarantined != 0 {
+		c.quarantined++
+	}
 }
 
-// recordProblem checks a record reached from bucket b's chain; "" = good.
+// recordProblem checks that a record reached from bucket b's chain can be
+// walked past and read within its block; "" = good. contentProblem checks
+// its bytes.
 func (e *Engine) recordProblem(off, b uint64) string {
 	if off < e.arenaOff || off%16 != 0 || off+recHeader > atomic.LoadUint64(e.word(hBump)) {
 		return "offset out of the arena"
@@ -200,6 +209,16 @@ func (e *Engine) recordProblem(off, b uint64) string {
 		return "longer than its block"
 	case uint64(r.hash)&e.bucketMask != b:
 		return "in the wrong bucket"
+	}
+	return ""
+}
+
+// contentProblem checks the bytes of a record recordProblem found sound:
+// a stray write, never a death, makes one fail (quarantine.go).
+func (e *Engine) contentProblem(off uint64, r *record) string {
+	switch {
+	case r.flags&flagQuarantined != 0:
+		return "quarantined"
 	case r.flags&flagCompressed == 0 && r.kind == kindUser && r.plainLen != r.storedLen:
 		return "plain length differs from stored length"
 	case r.sum != e.checksum(off, r):

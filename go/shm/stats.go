@@ -22,6 +22,8 @@ func (e *Engine) Stats() (kv.Stats, error) {
 		s.Misses += st.misses
 		s.Expired += st.expired
 		s.Rejected += st.reject
+		s.Fences += st.fences
+		s.Quarantined += st.quarantined
 		e.unlock(st, false)
 	}
 	return s, nil

@@ -12,7 +12,8 @@ import (
 // so it deadlocks with nobody: no one else blocks on a second stripe) and
 // reports every inconsistency: each block below the bump pointer must be
 // reachable from exactly one chain or on exactly one free list, without
-// overlaps; checksums good; the stripes' counters equal to what their
+// overlaps; checksums good (a quarantined record is reported, naming its
+// key); the stripes' counters equal to what their
 // chains hold; journals clear. A stripe whose owner died is repaired first
 // (that is what taking its lock does).
 func (e *Engine) Verify() error {
@@ -56,15 +57,18 @@ func (e *Engine) Verify() error {
 				if r.kind == kindUser && r.deadline != 0 && (st.minDL == 0 || r.deadline < st.minDL) {
 					report("stripe %d: record at %d expires at %d, before the stripe's earliest deadline %d", si, off, r.deadline, st.minDL)
 				}
-				if p := e.familyProblem(off, r); p != "" {
+				if p := e.contentProblem(off, r); p != "" {
+					report("bucket %d: record at %d of key %q: %s", b, off, e.recKey(off, r), p)
+				} else if p := e.familyProblem(off, r); p != "" {
 					report("bucket %d: record at %d: %s", b, off, p)
 				}
 				blocks = append(blocks, block{off, classSizes[r.class]})
 			}
 		}
-		if cnt != (stripeCount{st.keys, st.bytes, st.comp, st.fences, st.fenceBytes}) {
-			report("stripe %d: counters keys %d bytes %d compressed %d fences %d (%d bytes), chains hold %d %d %d %d (%d)",
-				si, st.keys, st.bytes, st.comp, st.fences, st.fenceBytes, cnt.keys, cnt.bytes, cnt.comp, cnt.fences, cnt.fenceBytes)
+		if cnt != (stripeCount{st.keys, st.bytes, st.comp, st.fences, st.fenceBytes, st.quarantined}) {
+			report("stripe %d: counters keys %d bytes %d compressed %d fences %d (%d bytes) quarantined %d, chains hold %d %d %d %d (%d) %d",
+				si, st.keys, st.bytes, st.comp, st.fences, st.fenceBytes, st.quarantined,
+				cnt.keys, cnt.bytes, cnt.comp, cnt.fences, cnt.fenceBytes, cnt.quarantined)
 		}
 		for c := uint64(0); c < e.classes; c++ {
 			n := uint64(0)

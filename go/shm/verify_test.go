@@ -98,19 +98,3 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 		})
 	}
 }
-
-// A record corrupted in place is dropped by repair, not served.
-func TestRepairDropsCorruptRecord(t *testing.T) {
-	e, off := corruptible(t)
-	e.recValue(off, e.rec(off))[3] ^= 1
-	b, _ := e.locate("victim")
-	st := e.stripe(b & e.stripeMask)
-	atomic.StoreUint64(&st.mu.word, deadOwner(t))
-	if _, ok := get(t, e, "victim"); ok {
-		t.Fatal("corrupt record served after repair")
-	}
-	err := e.Verify()
-	if err == nil || !strings.Contains(err.Error(), "leaked") {
-		t.Fatalf("the dropped block should show as leaked: %v", err)
-	}
-}

@@ -137,6 +137,12 @@ namespace Ephpm {
          * @var int
          */
         public const WRONG_TYPE = 12;
+
+        /**
+         * A record in the shared segment failed its checksum (something wrote into the segment): it is quarantined, unreadable, and holds its key until it expires, is overwritten or deleted.
+         * @var int
+         */
+        public const CORRUPT = 13;
     }
 
     /** Lock::run() could not acquire the lock within its wait. */
