@@ -305,6 +305,9 @@ func TestFences(t *testing.T) {
 	if ok, _ := e.Fence("res", f2); !ok {
 		t.Fatal("equal fence refused")
 	}
+	if s, _ := e.Stats(); s.Fences != 1 || s.Keys != 1 {
+		t.Fatalf("stats: %d fences, %d keys; want the fence record counted apart from the lock", s.Fences, s.Keys)
+	}
 	// A fence record is invisible to user operations.
 	if ok, _ := e.Exists("res"); ok {
 		t.Fatal("fence record visible")
