@@ -588,8 +588,8 @@ func (e *Engine) TTLIfEq(key string, token []byte) (time.Duration, error) {
 }
 
 // Incr implements kv.Engine: read, then a transaction that writes only if
-// the key is still as read (its mod revision; or still absent), retried
-// until one is. An existing counter keeps its lease (WithIgnoreLease).
+// the key is still as read (its mod revision; or still absent), retried on
+// what the failed one found until one is. An existing counter keeps its lease (WithIgnoreLease).
 func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 	if err := errors.Join(kv.CheckKey(key), kv.CheckTTL(ttl)); err != nil {
 		return 0, err
@@ -602,12 +602,13 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 	k := e.dataKey(key)
 	lease := clientv3.NoLease // granted once, when the key is first found absent
 	defer func() { e.revokeLater(cl, lease) }()
+	g, err := cl.Get(ctx, k)
+	if err != nil {
+		return 0, e.fail("incr", err)
+	}
+	kvs := g.Kvs
 	for {
-		g, err := cl.Get(ctx, k)
-		if err != nil {
-			return 0, e.fail("incr", err)
-		}
-		if len(g.Kvs) == 0 {
+		if len(kvs) == 0 {
 			if lease == clientv3.NoLease {
 				if lease, err = e.grant(ctx, cl, ttl); err != nil {
 					return 0, err
@@ -616,6 +617,7 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 			r, err := cl.Txn(ctx).
 				If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
 				Then(clientv3.OpPut(k, strconv.FormatInt(by, 10), clientv3.WithLease(lease))).
+				Else(clientv3.OpGet(k)).
 				Commit()
 			if err != nil {
 				lease = clientv3.NoLease // it may have landed: left to expire
@@ -625,9 +627,10 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 				lease = clientv3.NoLease // the key's now: not revoked
 				return by, nil
 			}
+			kvs = r.Responses[0].GetResponseRange().Kvs
 			continue
 		}
-		cur := g.Kvs[0]
+		cur := kvs[0]
 		n, err := parseCounter(cur.Value)
 		if err != nil {
 			return 0, err
@@ -636,9 +639,12 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 			return 0, fmt.Errorf("%w: %d + %d", kv.ErrOverflow, n, by)
 		}
 		n += by
+		// Lost to another writer: the Else hands back what it wrote, so a
+		// retry under contention costs one round of consensus, not two.
 		r, err := cl.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(k), "=", cur.ModRevision)).
 			Then(clientv3.OpPut(k, strconv.FormatInt(n, 10), clientv3.WithIgnoreLease())).
+			Else(clientv3.OpGet(k)).
 			Commit()
 		if err != nil {
 			return 0, e.fail("incr", err)
@@ -646,6 +652,7 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 		if r.Succeeded {
 			return n, nil
 		}
+		kvs = r.Responses[0].GetResponseRange().Kvs
 	}
 }
 
