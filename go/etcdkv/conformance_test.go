@@ -13,7 +13,12 @@ import (
 func TestConformance(t *testing.T) {
 	kvtest.Run(t, kvtest.Target{
 		Open: func(t *testing.T, cfg kvtest.Config) (kv.Engine, func() kv.Engine) {
-			c := Config{Timeout: 5 * time.Second, MaxValueSize: cfg.MaxValueSize, BytesLimit: cfg.MemoryLimit}
+			// 15 s an op: the concurrent cases' 32 clients contend on
+			// rounds of consensus (about 4 ms each here), and under -race
+			// with the other packages' tests beside them an op that loses
+			// many rounds in a row outlasted 5 s (IncrExact,
+			// LeaseSemaphoreConcurrent). A hang still fails.
+			c := Config{Timeout: 15 * time.Second, MaxValueSize: cfg.MaxValueSize, BytesLimit: cfg.MemoryLimit}
 			e := newTestEngine(t, shared, c)
 			c.Prefix = e.cfg.Prefix
 			return e, func() kv.Engine { return newTestEngine(t, shared, c) }
