@@ -18,10 +18,11 @@ import (
 const allocStormSize = 1 << 20
 
 func init() {
-	// A full segment under writes of mixed sizes and short TTLs: every
-	// write that finds no block of its class splits a larger one or runs
-	// a coalescing pass, and the parent kills these processes at random
-	// inside them.
+	// A full segment under writes of mixed sizes and short TTLs, among
+	// small records that stay: every write that finds no block of its
+	// class splits a larger one or runs a coalescing pass, which moves
+	// the small records out of the way when merging alone makes no room;
+	// the parent kills these processes at random inside them.
 	childFuncs["alloc-storm"] = func(t *testing.T) {
 		mem := mapTestFile(t, os.Getenv("EPHPM_SHM_FILE"), allocStormSize)
 		e, err := Attach(mem, Config{CompressMin: -1})
@@ -31,8 +32,15 @@ func init() {
 		buf := make([]byte, 64<<10)
 		for seq := 1; ; seq++ {
 			key := "a:" + strconv.Itoa(rand.IntN(3000))
-			switch r := rand.IntN(10); {
-			case r < 6:
+			switch r := rand.IntN(20); {
+			case r == 0:
+				// Small records that stay, scattered among the rest: the
+				// large writes need a compaction to move them.
+				key = "h:" + strconv.Itoa(rand.IntN(300))
+				if err := e.Set(key, stormBlob(key, seq, 40+rand.IntN(40)), 0); err != nil && !errors.Is(err, kv.ErrFull) {
+					say("bad set %s: %v", key, err)
+				}
+			case r < 12:
 				size := 40 + rand.IntN(200) // longer than stormBlob's header
 				if p := rand.IntN(100); p >= 95 {
 					size = 4000 + rand.IntN(56000)
@@ -43,7 +51,10 @@ func init() {
 				if err := e.Set(key, stormBlob(key, seq, size), ttl); err != nil && !errors.Is(err, kv.ErrFull) {
 					say("bad set %s: %v", key, err)
 				}
-			case r < 9:
+			case r < 18:
+				if rand.IntN(4) == 0 {
+					key = "h:" + strconv.Itoa(rand.IntN(300))
+				}
 				n, found, err := e.Get(key, buf)
 				if err != nil || found && (n > len(buf) || !stormBlobOK(key, buf[:n])) {
 					say("bad get %s: %d %v %v", key, n, found, err)
@@ -61,7 +72,8 @@ func init() {
 }
 
 // TestKillStormAllocator kills processes (SIGKILL) at random while they
-// split blocks and coalesce the arena of a full segment. Afterwards the
+// split blocks, coalesce and compact the arena of a full segment (every
+// get checks the bytes it read, moved or not). Afterwards the
 // segment verifies clean and its memory serves records of any size.
 func TestKillStormAllocator(t *testing.T) {
 	if testing.Short() {
@@ -108,12 +120,12 @@ func TestKillStormAllocator(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	t.Logf("%d kills, %d+ ops, %d coalescing passes, %d repairs", kills, ops, e.Coalesces(), e.Repairs())
+	t.Logf("%d kills, %d+ ops, %d coalescing passes, %d records moved, %d repairs", kills, ops, e.Coalesces(), e.Moves(), e.Repairs())
 	if len(bad) > 0 {
 		t.Fatalf("%d bad results, first: %s", len(bad), bad[0])
 	}
-	if e.Coalesces() == 0 {
-		t.Fatal("no coalescing pass ran: the storm did not reach the allocator's slow path")
+	if e.Coalesces() == 0 || e.Moves() == 0 {
+		t.Fatal("no coalescing pass ran or no record moved: the storm did not reach the allocator's slow path")
 	}
 	mustVerify(t, e)
 	e.Flush()

@@ -170,7 +170,20 @@ func (e *Engine) coalesce(need uint64) bool {
 	}
 	ran := e.coalesceHelps(need) // not when another process's pass just ran
 	if ran {
-		e.coalesceLocked()
+		c := classFor(need)
+		largest := e.coalesceLocked()
+		if largest < c && e.compactLocked(classSizes[c]) {
+			largest = e.coalesceLocked() // lists again what compactLocked took off
+		}
+		// A pass that made no room is not run again until more is free
+		// (or a while later); one that did may run again at once for the
+		// next write that finds none (a compaction frees compactBatch at
+		// a time).
+		left := uint64(0)
+		if largest < c {
+			left = e.arenaBytes() - uint64(max(e.usedBytes(), 0))
+		}
+		atomic.StoreUint64(e.word(hCoalesceFree), left)
 	}
 	e.unlockAll() // not deferred: a pass that dies must leave every stripe held
 	return ran
@@ -199,13 +212,15 @@ func (e *Engine) arenaBytes() uint64 { return e.arenaEnd - e.arenaOff }
 // coalesceLocked is the pass; the caller holds every stripe. A walk that
 // does not end exactly at the bump pointer (a corrupt header) changes
 // nothing. Then every free list is emptied and each run of free blocks is
-// laid out anew, its blocks dealt to the stripes in turn.
-func (e *Engine) coalesceLocked() {
+// laid out anew, its blocks dealt to the stripes in turn. It returns the
+// largest class it laid out (-1: none).
+func (e *Engine) coalesceLocked() (largest int) {
+	largest = -1
 	bump := atomic.LoadUint64(e.word(hBump))
 	for off := e.arenaOff; off < bump; {
 		c := uint64(e.rec(off).class)
 		if c >= e.classes || off+classSizes[c] > bump {
-			return
+			return largest
 		}
 		off += classSizes[c]
 	}
@@ -228,19 +243,20 @@ func (e *Engine) coalesceLocked() {
 				run = off
 			}
 		} else if run != 0 {
+			largest = max(largest, int(e.carveClass(off-run)))
 			e.carve(run, off, 0, 0, push)
 			run = 0
 		}
 		off = next
 	}
 	if run != 0 {
+		largest = max(largest, int(e.carveClass(bump-run)))
 		e.carve(run, bump, 0, 0, push)
 	}
-	free := e.arenaBytes() - uint64(max(e.usedBytes(), 0))
-	atomic.StoreUint64(e.word(hCoalesceFree), free)
 	atomic.StoreUint64(e.word(hCoalesceAt), uint64(nanotime()))
 	atomic.AddUint64(e.word(hCoalesces), 1)
 	atomic.StoreUint64(e.word(hCoalesce), 0)
+	return largest
 }
 
 // Coalesces is how many coalescing passes ran since the segment was

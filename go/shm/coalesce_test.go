@@ -88,10 +88,11 @@ func TestExpiredLargeValuesLeaveRoomForLocks(t *testing.T) {
 	mustVerify(t, e)
 }
 
-// Live records left among the expired ones (a session every 64
-// counters) split the free memory into runs: each run still serves
-// larger records. Runs of 4 KB laid out as class-sized blocks hold two or
-// three 1.2 KB records (records are never moved), hence 60%.
+// Live records left among the expired ones (a counter in every 64) split
+// the free memory into 4 KB runs: each run still serves larger records,
+// two 1.2 KB ones (1504-byte blocks) per run. The 1 KB left in each run,
+// between a value and a counter, is out of reach: it would take moving
+// the values, which no free block is large enough to take (compact.go).
 func TestRunsBetweenLiveRecordsServeLargerRecords(t *testing.T) {
 	e := newTestEngine(t, 8<<20, Config{CompressMin: -1})
 	n := fillWith(t, func(i int) error {
@@ -114,6 +115,36 @@ func TestRunsBetweenLiveRecordsServeLargerRecords(t *testing.T) {
 	mustVerify(t, e)
 }
 
+// Records larger than the 4 KB runs between live counters fit in none of
+// them (none fit before compaction): a compaction moves the counters
+// into the runs, so neighbouring runs merge.
+func TestCompactionMovesSmallRecordsOutOfTheWay(t *testing.T) {
+	e := newTestEngine(t, 8<<20, Config{CompressMin: -1})
+	n := fillWith(t, func(i int) error {
+		ttl := burstTTL
+		if i%64 == 0 {
+			ttl = time.Hour
+		}
+		_, err := e.Incr(fmt.Sprintf("rate:client-%d", i), 1, ttl)
+		return err
+	})
+	time.Sleep(burstTTL)
+	value := randomBytes(6000)
+	m := fillWith(t, func(i int) error { return e.Set(fmt.Sprintf("page:%d", i), value, 0) })
+	fitsAtLeast(t, e, "6 KB values among live counters", m, recHeader+10+6000, 0.8)
+	for i := 0; i < n; i += 64 {
+		if v, ok := get(t, e, fmt.Sprintf("rate:client-%d", i)); !ok || v != "1" {
+			t.Fatalf("live counter %d after the compactions: %q %v", i, v, ok)
+		}
+	}
+	for i := range m {
+		if v, ok := get(t, e, fmt.Sprintf("page:%d", i)); !ok || v != string(value) {
+			t.Fatalf("page %d: %d bytes, %v", i, len(v), ok)
+		}
+	}
+	mustVerify(t, e)
+}
+
 // A process that dies at any step of a split or of a coalescing pass
 // leaves a segment that Verify finds clean once the next process has
 // taken the locks over (a pass is run again), and whose memory serves
@@ -125,6 +156,7 @@ func TestRepairAfterDeathInSplitOrCoalesce(t *testing.T) {
 		name    string
 		prepare func(e *Engine)
 		op      func(e *Engine)
+		kept    func(t *testing.T, e *Engine) // what must survive the death
 	}{
 		// Free 8 KB blocks only, the bump pointer used up: a small record
 		// splits one.
@@ -135,21 +167,41 @@ func TestRepairAfterDeathInSplitOrCoalesce(t *testing.T) {
 			for i := 0; i < n; i++ {
 				e.Del(fmt.Sprint("big", i))
 			}
-		}, func(e *Engine) { e.Set("k", []byte("small"), 0) }},
+		}, func(e *Engine) { e.Set("k", []byte("small"), 0) }, nil},
 		// Free counter-sized blocks only: a 1.2 KB record needs a pass.
 		{"coalesce", func(e *Engine) {
 			n := fillWith(t, func(i int) error { _, err := e.Incr(fmt.Sprint("ctr", i), 1, 0); return err })
 			for i := 0; i < n; i++ {
 				e.Del(fmt.Sprint("ctr", i))
 			}
-		}, func(e *Engine) { e.Set("k", value, 0) }},
+		}, func(e *Engine) { e.Set("k", value, 0) }, nil},
+		// Live counters between the free ones: a 1.2 KB record needs a
+		// compaction to move them.
+		{"compact", func(e *Engine) {
+			n := fillWith(t, func(i int) error { _, err := e.Incr(fmt.Sprint("ctr", i), 1, 0); return err })
+			for i := 0; i < n; i++ {
+				if i%8 != 0 {
+					e.Del(fmt.Sprint("ctr", i))
+				}
+			}
+		}, func(e *Engine) { e.Set("k", value, 0) }, func(t *testing.T, e *Engine) {
+			for i := 0; ; i += 8 {
+				if ok, _ := e.Exists(fmt.Sprint("ctr", i)); !ok {
+					if ok, _ := e.Exists(fmt.Sprint("ctr", i+8)); ok {
+						t.Fatalf("counter ctr%d lost in the move", i)
+					}
+					return // the end of the counters
+				}
+			}
+		}},
 		// A flush merges the arena and gives it back above the bump pointer.
 		{"flush", func(e *Engine) {
 			fillWith(t, func(i int) error { _, err := e.Incr(fmt.Sprint("ctr", i), 1, 0); return err })
-		}, func(e *Engine) { e.Flush() }},
+		}, func(e *Engine) { e.Flush() }, nil},
 	}
 	points := map[int]string{crashCarved: "carved", crashSplitTail: "split-tail", crashSplitShrunk: "split-shrunk",
-		crashListsEmptied: "lists-emptied", crashMarkedFree: "marked-free", crashPushed: "pushed", crashLowering: "lowering"}
+		crashListsEmptied: "lists-emptied", crashMarkedFree: "marked-free", crashPushed: "pushed", crashLowering: "lowering",
+		crashPopped: "popped", crashMoved: "moved", crashPublished: "published"}
 	runs := 0
 	for _, sc := range scenarios {
 		for point, pname := range points {
@@ -171,6 +223,9 @@ func TestRepairAfterDeathInSplitOrCoalesce(t *testing.T) {
 					mustVerify(t, e)
 					if *e.word(hCoalesce) != 0 {
 						t.Fatal("the dead pass is still named in the header")
+					}
+					if sc.kept != nil {
+						sc.kept(t, e)
 					}
 					m := fillWith(t, func(i int) error { return e.Set(fmt.Sprint("after", i), value, 0) })
 					fitsAtLeast(t, e, "1.2 KB values after the repair", m, recHeader+10+1200, 0.8)

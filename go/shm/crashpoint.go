@@ -18,6 +18,7 @@ const (
 	crashSplitShrunk              // a split block shrunk to its new class, its tail not yet pushed
 	crashListsEmptied             // a coalescing pass emptied every free list
 	crashLowering                 // a block's body zeroed, the bump pointer not yet below it
+	crashMoved                    // a record copied by a compaction, the copy not yet published
 )
 
 var testCrash func(point int)

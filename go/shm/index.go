@@ -183,6 +183,9 @@ func (e *Engine) account(st *stripe, r *record) {
 	if r.flags&flagCompressed != 0 {
 		st.comp++
 	}
+	if r.flags&flagQuarantined != 0 {
+		st.quarantined++ // moved by a compaction (compact.go)
+	}
 	st.noteDeadline(r.deadline)
 }
 

@@ -48,12 +48,14 @@ const (
 	hFenceFloor = 384
 
 	// The coalescing pass (coalesce.go), its own cache line: the owner
-	// word of the process running one (0: none), the free bytes it left and
-	// when (nanotime) it ended, and how many ran.
+	// word of the process running one (0: none), the free bytes the last
+	// one left when it made no room (0: it made room), when (nanotime) the
+	// last ended, how many ran, and how many records compactions moved.
 	hCoalesce     = 512
 	hCoalesceFree = 520
 	hCoalesceAt   = 528
 	hCoalesces    = 536
+	hMoves        = 544 // records a compaction moved (compact.go)
 )
 
 const (
