@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sync/atomic"
 )
 
 // A file-backed segment can shrink under its processes (truncate(1), a
@@ -35,8 +36,27 @@ func (e *Engine) Fault(r any) error {
 	err := fmt.Errorf("%w: byte %d of the %s segment is gone (was its file under /dev/shm truncated?); "+
 		"its data and locks are lost to this process, which uses it no more: restart the processes that share it",
 		ErrShrunk, f.Addr()-base, sizeString(e.size))
-	e.fault.CompareAndSwap(nil, &err)
+	if e.fault.CompareAndSwap(nil, &err) {
+		e.abandonStripes()
+	}
 	return *e.fault.Load()
+}
+
+// abandonStripes gives up the stripe locks this process holds (the fault
+// came inside an operation, its stripe held) as a process that died
+// would: their words name this pid with another start time, so the next
+// process to want one repairs it at once rather than waiting out the lock
+// timeout. A stripe word the truncation took faults again, and ends it.
+func (e *Engine) abandonStripes() {
+	me := self()
+	dead := me ^ 1<<63 // not our start time: an owner that is gone
+	defer func() { recover() }()
+	for si := uint64(0); si < e.stripes; si++ {
+		w := &e.stripe(si).mu.word
+		if cur := atomic.LoadUint64(w); cur&^waitersBit == me {
+			atomic.CompareAndSwapUint64(w, cur, dead|cur&waitersBit)
+		}
+	}
 }
 
 // faulted is the error Fault recorded, nil while the segment is whole.
