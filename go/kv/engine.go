@@ -113,16 +113,18 @@ type ReleaseWaiter interface {
 
 // Stats is a point-in-time view of an engine's counters.
 type Stats struct {
-	Keys        int64 // entries held, including expired ones not reclaimed yet
-	BytesUsed   int64 // accounted memory: keys + stored values + per-entry overhead
-	BytesLimit  int64
-	Hits        int64
-	Misses      int64
-	Expired     int64 // entries reclaimed after their ttl ran out
-	Rejected    int64 // writes refused because the store was full
-	Compressed  int64 // entries currently stored compressed
-	ValueMax    int64 // largest value accepted
-	CompressMin int64 // values at or above this size are tried compressed; 0 = off
-	Fences      int64 // fence records held (Fence), in BytesUsed but not in Keys; a Redis's are keys
-	Quarantined int64 // entries found corrupt (a stray write into a shared segment), kept unreadable until they go
+	Keys           int64 // entries held, including expired ones not reclaimed yet
+	BytesUsed      int64 // accounted memory: keys + stored values + per-entry overhead
+	BytesLimit     int64
+	Hits           int64
+	Misses         int64
+	Expired        int64 // entries reclaimed after their ttl ran out
+	Rejected       int64 // writes refused because the store was full
+	Compressed     int64 // entries currently stored compressed
+	ValueMax       int64 // largest value accepted
+	CompressMin    int64 // values at or above this size are tried compressed; 0 = off
+	Fences         int64 // fence records held (Fence), in BytesUsed but not in Keys; a Redis's are keys
+	Quarantined    int64 // entries found corrupt (a stray write into a shared segment), kept unreadable until they go
+	Evicted        int64 // evictable entries dropped to make room (cache.go)
+	BytesEvictable int64 // of BytesUsed, what evictable entries hold
 }

@@ -26,4 +26,6 @@ var StatsFields = [...]StatsField{
 	{"compress_min", func(s *Stats) *int64 { return &s.CompressMin }},
 	{"fences", func(s *Stats) *int64 { return &s.Fences }},
 	{"quarantined", func(s *Stats) *int64 { return &s.Quarantined }},
+	{"evicted", func(s *Stats) *int64 { return &s.Evicted }},
+	{"bytes_evictable", func(s *Stats) *int64 { return &s.BytesEvictable }},
 }
