@@ -307,6 +307,8 @@ static PHP_MINFO_FUNCTION(ephpm)
 			info_row_long("Compressed entries", st.compressed);
 			info_row_long("Fence records", st.fences);
 			info_row_long("Quarantined entries", st.quarantined);
+			info_row_long("Evicted entries", st.evicted);
+			info_row_long("Evictable bytes", st.bytes_evictable);
 		}
 	}
 	php_info_print_table_end();

@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: f847596869efb54df8f171e6f80c669a8a8e097f */
+ * Stub hash: ffc9e085078304734f3fe4f5c5500ff488f1aae2 */
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_get, 0, 1, IS_STRING, 1)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
@@ -9,9 +9,14 @@ ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_set, 0, 2, _IS_BOOL, 0)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
 	ZEND_ARG_TYPE_INFO(0, value, IS_STRING, 0)
 	ZEND_ARG_TYPE_MASK(0, ttl, MAY_BE_LONG|MAY_BE_DOUBLE, "0")
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, evictable, _IS_BOOL, 0, "false")
 ZEND_END_ARG_INFO()
 
-#define arginfo_ephpm_kv_setnx arginfo_ephpm_kv_set
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_setnx, 0, 2, _IS_BOOL, 0)
+	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
+	ZEND_ARG_TYPE_INFO(0, value, IS_STRING, 0)
+	ZEND_ARG_TYPE_MASK(0, ttl, MAY_BE_LONG|MAY_BE_DOUBLE, "0")
+ZEND_END_ARG_INFO()
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_del, 0, 1, IS_LONG, 0)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)

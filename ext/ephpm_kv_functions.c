@@ -104,26 +104,34 @@ PHP_FUNCTION(ephpm_kv_get)
 	RETURN_NULL();
 }
 
-/* set and setnx share their arguments. */
+/* set and setnx share their arguments; set also takes $evictable (setnx
+ * writes a lock: always held). */
 static void store_value(INTERNAL_FUNCTION_PARAMETERS, bool only_if_absent)
 {
 	zend_string *key, *value;
 	zval *ttl = NULL;
+	bool evictable = false;
 	int64_t ttl_ns = 0;
-	ZEND_PARSE_PARAMETERS_START(2, 3)
+	ZEND_PARSE_PARAMETERS_START(2, only_if_absent ? 3 : 4)
 		Z_PARAM_STR(key)
 		Z_PARAM_STR(value)
 		Z_PARAM_OPTIONAL
 		Z_PARAM_NUMBER(ttl)
+		Z_PARAM_BOOL(evictable)
 	ZEND_PARSE_PARAMETERS_END();
 	if (!ephpm_check_key(key, 1) || (ttl && !ephpm_number_ttl_arg(ttl, 3, &ttl_ns))) {
 		RETURN_THROWS();
 	}
 	EPHPM_OPS(ops);
 	ephpm_kv_error err;
-	int rc = only_if_absent
-		? ops->setnx(STR_ARGS(key), STR_ARGS(value), ttl_ns, &err)
-		: ops->set(STR_ARGS(key), STR_ARGS(value), ttl_ns, &err);
+	int rc;
+	if (only_if_absent) {
+		rc = ops->setnx(STR_ARGS(key), STR_ARGS(value), ttl_ns, &err);
+	} else if (evictable && EPHPM_OPS_HAS(ops, set_evictable)) {
+		rc = ops->set_evictable(STR_ARGS(key), STR_ARGS(value), ttl_ns, &err);
+	} else {
+		rc = ops->set(STR_ARGS(key), STR_ARGS(value), ttl_ns, &err);
+	}
 	RETURN_RC_BOOL(rc, err);
 }
 
@@ -250,7 +258,7 @@ PHP_FUNCTION(ephpm_kv_stats)
 		ephpm_throw_store_error(&err);
 		RETURN_THROWS();
 	}
-	array_init_size(return_value, 14);
+	array_init_size(return_value, 16);
 	add_assoc_string(return_value, "engine", ephpm_engine_name(ephpm_library_engine()));
 	add_assoc_long(return_value, "keys", st.keys);
 	add_assoc_long(return_value, "bytes_used", st.bytes_used);
@@ -264,6 +272,8 @@ PHP_FUNCTION(ephpm_kv_stats)
 	add_assoc_long(return_value, "compress_min", st.compress_min);
 	add_assoc_long(return_value, "fences", st.fences);
 	add_assoc_long(return_value, "quarantined", st.quarantined);
+	add_assoc_long(return_value, "evicted", st.evicted);
+	add_assoc_long(return_value, "bytes_evictable", st.bytes_evictable);
 }
 
 PHP_FUNCTION(ephpm_kv_fence)

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EPHPM_KV_ABI_VERSION 2 /* 2: ephpm_kv_stats.fences and .quarantined, ephpm_kv_config.shm_lock_timeout */
+#define EPHPM_KV_ABI_VERSION 2 /* 2: ephpm_kv_stats grew (fences, quarantined, evicted, bytes_evictable), ephpm_kv_config.shm_lock_timeout, set_evictable */
 #define EPHPM_KV_MAX_KEY_SIZE (64 * 1024)
 #define EPHPM_KV_MAX_TTL_SECONDS INT64_C(3153600000) /* 100 years: kv.MaxTTL */
 #define EPHPM_KV_ERROR_MESSAGE_SIZE 256
@@ -90,6 +90,8 @@ typedef struct ephpm_kv_stats {
 	int64_t compress_min;
 	int64_t fences;
 	int64_t quarantined;
+	int64_t evicted;
+	int64_t bytes_evictable;
 } ephpm_kv_stats;
 
 typedef struct ephpm_kv_ops {
@@ -242,6 +244,11 @@ typedef struct ephpm_kv_ops {
 	 * reads as 1 ms). Check EPHPM_OPS_HAS: appended after rate_limit. */
 	int (*lease_ttl)(const char *key, size_t key_len, const char *token, size_t token_len,
 	                 int64_t *ttl_ns, ephpm_kv_error *err);
+	/* set, storing an evictable entry (cache: kv.Cache); a held one on an
+	 * engine without them (etcd, Redis). Check EPHPM_OPS_HAS: appended
+	 * after lease_ttl. */
+	int (*set_evictable)(const char *key, size_t key_len, const char *val, size_t val_len,
+	                     int64_t ttl_ns, ephpm_kv_error *err);
 } ephpm_kv_ops;
 
 /* The library's only entry point besides the table itself. */

@@ -86,6 +86,13 @@ func ephpmKvSet(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl 
 	return boolRC(true, err, cerr)
 }
 
+//export ephpmKvSetEvictable
+func ephpmKvSetEvictable(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	err := kv.SetEvictable(engine(), goString(key, keyLen), goBytes(val, valLen), time.Duration(ttl))
+	return boolRC(true, err, cerr)
+}
+
 //export ephpmKvSetnx
 func ephpmKvSetnx(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)

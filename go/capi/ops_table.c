@@ -32,6 +32,9 @@ static int kv_get(const char *k, size_t kl, char *buf, size_t cap, size_t *len, 
 static int kv_set(const char *k, size_t kl, const char *v, size_t vl, int64_t ttl, ephpm_kv_error *err)
 { return ephpmKvSet(K k, kl, K v, vl, ttl, err); }
 
+static int kv_set_evictable(const char *k, size_t kl, const char *v, size_t vl, int64_t ttl, ephpm_kv_error *err)
+{ return ephpmKvSetEvictable(K k, kl, K v, vl, ttl, err); }
+
 static int kv_setnx(const char *k, size_t kl, const char *v, size_t vl, int64_t ttl, ephpm_kv_error *err)
 { return ephpmKvSetnx(K k, kl, K v, vl, ttl, err); }
 
@@ -144,6 +147,7 @@ static const ephpm_kv_ops table = {
 	.lease_count = kv_lease_count,
 	.rate_limit = kv_rate_limit,
 	.lease_ttl = kv_lease_ttl,
+	.set_evictable = kv_set_evictable,
 };
 
 const ephpm_kv_ops *ephpm_kv_get_ops(void)

@@ -8,7 +8,12 @@ namespace {
     /** Null when the key is absent or expired. */
     function ephpm_kv_get(string $key): ?string {}
 
-    function ephpm_kv_set(string $key, string $value, int|float $ttl = 0): bool {}
+    /**
+     * $evictable: cache the store may drop to make room for any write (never a
+     * held entry: locks, sessions, counters, a plain set). A held entry on
+     * Redis and etcd, which have no such kind.
+     */
+    function ephpm_kv_set(string $key, string $value, int|float $ttl = 0, bool $evictable = false): bool {}
 
     /** False only when a live entry already exists. */
     function ephpm_kv_setnx(string $key, string $value, int|float $ttl = 0): bool {}
