@@ -13,12 +13,12 @@ $stat = file_get_contents("/proc/$pid/stat");
 $fields = preg_split('/\s+/', trim(substr($stat, strrpos($stat, ')') + 1)));
 $owner = pack('P', (((int) $fields[19] & 0xffffffff) << 32) | $pid); // as a holder writes it
 ephpm_kv_set('k', 'v');
-// Every stripe's lock word (a 1 MiB segment has 8 stripes of 128 bytes
+// Every stripe's lock word (a 1 MiB segment has 8 stripes of 192 bytes
 // after the 4 KiB header): whichever the key hashes to is held.
 $seg = fopen('/dev/shm' . NAME, 'r+b');
 $forge = function (string $word) use ($seg) {
     for ($i = 0; $i < 8; $i++) {
-        fseek($seg, 4096 + 128 * $i);
+        fseek($seg, 4096 + 192 * $i);
         fwrite($seg, $word);
     }
     fflush($seg);

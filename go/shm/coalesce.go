@@ -144,16 +144,22 @@ const (
 	jSplit     = 1 << 61
 )
 
-// roomFor reports whether the write that found no block for need bytes on
-// its attempt-th try should try again after making room, and makes it
-// (the caller holds no stripe): first by reclaiming expired records, then
-// by a coalescing pass when one may help.
-func (e *Engine) roomFor(attempt int, need uint64) bool {
+// roomFor reports whether the write of stripe si that found no block for
+// need bytes on its attempt-th try should try again after making room,
+// and makes it (the caller holds no stripe): first by reclaiming expired
+// records, then by evicting cache (sieve.go), then by a coalescing pass
+// when one may help.
+func (e *Engine) roomFor(si uint64, attempt int, need uint64) bool {
 	switch attempt {
 	case 0:
 		e.reclaimExpired()
 		return true
 	case 1:
+		if e.evict(si, need) {
+			return true
+		}
+		return e.coalesce(need)
+	case 2:
 		return e.coalesce(need)
 	}
 	return false
@@ -181,7 +187,7 @@ func (e *Engine) coalesce(need uint64) bool {
 		// a time).
 		left := uint64(0)
 		if largest < c {
-			left = e.arenaBytes() - uint64(max(e.usedBytes(), 0))
+			left = e.arenaBytes() - uint64(max(e.usedBytes()-e.evictableBytes(), 0))
 		}
 		atomic.StoreUint64(e.word(hCoalesceFree), left)
 	}
@@ -198,7 +204,9 @@ func (e *Engine) coalesceHelps(need uint64) bool {
 	if w := atomic.LoadUint64(e.word(hCoalesce)); w != 0 && !ownerAlive(w) {
 		return true
 	}
-	free := e.arenaBytes() - uint64(max(e.usedBytes(), 0))
+	// What a pass may give: the free bytes, and the cache a compaction
+	// evicts.
+	free := e.arenaBytes() - uint64(max(e.usedBytes()-e.evictableBytes(), 0))
 	if free < classSizes[min(uint64(classFor(need)), e.classes-1)] {
 		return false
 	}

@@ -60,17 +60,25 @@ func (e *Engine) compactLocked(span uint64) bool {
 		}
 	}
 	for _, s := range chosen {
-		for off := s.start; off < s.end; off += classSizes[e.rec(off).class] {
-			if r := e.rec(off); (r.kind == kindUser || r.kind == kindFence) && !e.move(off, pool) {
+		for off := s.start; off < s.end; {
+			r := e.rec(off)
+			next := off + classSizes[r.class]
+			switch {
+			case r.kind == kindUser && r.flags&flagEvictable != 0:
+				si := uint64(r.hash) & e.stripeMask
+				e.evictAt(si, e.stripe(si), off) // cache: dropped, not moved
+			case (r.kind == kindUser || r.kind == kindFence) && !e.move(off, pool):
 				return true // no block left for it: what moved stays moved
 			}
+			off = next
 		}
 	}
 	return true
 }
 
 // chooseStretches walks the arena below bump once for stretches holding
-// only free blocks and records smaller than span (a record as large as
+// only free blocks, evictable records (evicted, at no cost) and held
+// records smaller than span (a record as large as
 // the block wanted is not worth moving for it, and a block mid-allocation
 // is never moved), and picks the cheapest, up to a batch of bytes, whose
 // records fit in what is free outside them.
@@ -85,6 +93,7 @@ func (e *Engine) chooseStretches(bump, span, free uint64) []stretch {
 		off += size
 		switch {
 		case r.kind == kindFree:
+		case r.kind == kindUser && r.flags&flagEvictable != 0: // evicted, not moved
 		case (r.kind == kindUser || r.kind == kindFence) && uint64(r.class) < c:
 			cost += size
 		default:

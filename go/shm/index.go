@@ -139,6 +139,9 @@ var _ = [1]byte{}[unsafe.Sizeof(uintptr(0))-8] // 64-bit targets only
 // block, journaled so repair can finish a free a death interrupted.
 func (e *Engine) remove(si uint64, st *stripe, link *uint64, off uint64) {
 	r := e.rec(off)
+	if r.flags&flagEvictable != 0 {
+		e.queueUnlink(st, off)
+	}
 	st.jFree = journal(off, uint64(r.class))
 	*link = r.next
 	crashPoint(crashUnlinked)
@@ -156,6 +159,9 @@ func (e *Engine) install(si uint64, st *stripe, b uint64, link *uint64, off, blk
 	crashPoint(crashWritten)
 	if off != 0 {
 		old := e.rec(off)
+		if old.flags&flagEvictable != 0 {
+			e.queueUnlink(st, off)
+		}
 		st.jFree = journal(off, uint64(old.class))
 		nr.next = old.next
 		*link = blk
@@ -169,6 +175,9 @@ func (e *Engine) install(si uint64, st *stripe, b uint64, link *uint64, off, blk
 		crashPoint(crashPublished)
 	}
 	e.account(st, nr)
+	if nr.flags&flagEvictable != 0 {
+		e.queuePush(st, blk)
+	}
 	st.jAlloc, st.jFree = 0, 0
 }
 
@@ -185,6 +194,9 @@ func (e *Engine) account(st *stripe, r *record) {
 	}
 	if r.flags&flagQuarantined != 0 {
 		st.quarantined++ // moved by a compaction (compact.go)
+	}
+	if r.flags&flagEvictable != 0 {
+		st.evictBytes += int64(classSizes[r.class])
 	}
 	st.noteDeadline(r.deadline)
 }
@@ -209,5 +221,8 @@ func (e *Engine) unaccount(st *stripe, r *record) {
 	}
 	if r.flags&flagQuarantined != 0 {
 		st.quarantined--
+	}
+	if r.flags&flagEvictable != 0 {
+		st.evictBytes -= int64(classSizes[r.class])
 	}
 }

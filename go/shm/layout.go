@@ -15,7 +15,7 @@ const (
 	segMagic      = "EPHPMSHM"
 	layoutVersion = 2
 	headerSize    = 4096
-	stripeBytes   = 128 // two cache lines: the lock word and its stripe's counters and journal
+	stripeBytes   = 192 // three cache lines: the lock word and its stripe's counters, journal and SIEVE queue
 
 	// MinSize is the smallest segment Attach accepts.
 	MinSize = 256 << 10
@@ -159,6 +159,11 @@ type stripe struct {
 	minDL       int64
 	fenceBytes  int64 // 112: block bytes of fence records (bounded, see foldFences)
 	quarantined int64 // 120: user records found corrupt, kept unreadable (quarantine.go)
+	// 128: the SIEVE queue of the stripe's evictable records (sieve.go):
+	// its oldest and newest record and the hand (0: none, or the oldest).
+	qOldest, qNewest, qHand uint64
+	evictBytes              int64 // 152: block bytes of evictable records
+	evicted                 int64 // 160: evictable records dropped to make room
 }
 
 var _ [stripeBytes - unsafe.Sizeof(stripe{})]byte // the struct fits its slot

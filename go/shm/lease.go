@@ -287,7 +287,7 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 			return next.fence, true, nil
 		}
 		e.unlock(op.st, changed)
-		if e.roomFor(attempt, tailNeed(key, leaseHead+sc.keep+leaseFixed+len(token), sc.kept+1)) {
+		if e.roomFor(op.si, attempt, tailNeed(key, leaseHead+sc.keep+leaseFixed+len(token), sc.kept+1)) {
 			continue
 		}
 		return 0, false, e.refuse(op.si, tailNeed(key, leaseHead+sc.keep+leaseFixed+len(token), sc.kept+1))

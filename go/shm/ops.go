@@ -59,6 +59,7 @@ func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
 		e.unlock(st, false)
 		return 0, false, fmt.Errorf("%w: the stored value of %q does not decode: %v", ErrCorrupt, key, err)
 	}
+	e.markVisited(off, r)
 	st.hits++
 	e.unlock(st, false)
 	return n, true, nil
@@ -66,24 +67,34 @@ func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
 
 // Set implements kv.Engine.
 func (e *Engine) Set(key string, value []byte, ttl time.Duration) error {
-	_, err := e.put(key, value, ttl, false, nil)
+	_, err := e.put(key, value, ttl, putSet, nil)
 	return err
 }
 
 // SetNX implements kv.Engine.
 func (e *Engine) SetNX(key string, value []byte, ttl time.Duration) (bool, error) {
-	return e.put(key, value, ttl, true, nil)
+	return e.put(key, value, ttl, putNX, nil)
 }
 
 // SetNXFenced implements kv.Engine: the fence is taken from the segment's
 // counter under the insert's stripe lock.
 func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64, bool, error) {
 	var fence int64
-	ok, err := e.put(key, value, ttl, true, &fence)
+	ok, err := e.put(key, value, ttl, putNX, &fence)
 	return fence, ok, err
 }
 
-func (e *Engine) put(key string, value []byte, ttl time.Duration, nx bool, fence *int64) (bool, error) {
+// How putPrepared writes: a held record over any, a held one only where
+// none is live (setnx), or an evictable one over any (sieve.go).
+type putMode uint8
+
+const (
+	putSet putMode = iota
+	putNX
+	putEvictable
+)
+
+func (e *Engine) put(key string, value []byte, ttl time.Duration, mode putMode, fence *int64) (bool, error) {
 	if err := kv.CheckKey(key); err != nil {
 		return false, err
 	}
@@ -93,24 +104,27 @@ func (e *Engine) put(key string, value []byte, ttl time.Duration, nx bool, fence
 	if n := int64(len(value)); n <= e.maxValue && (n < e.compressMin || e.compressMin <= 0) {
 		// Stored as it is (a lock token): no call to prepare, no pool.
 		p := prepared{stored: value, plainLen: len(value)}
-		return e.putPrepared(key, &p, ttl, nx, fence)
+		return e.putPrepared(key, &p, ttl, mode, fence)
 	}
 	p, err := e.prepare(value)
 	if err != nil {
 		return false, err
 	}
-	ok, err := e.putPrepared(key, &p, ttl, nx, fence)
+	ok, err := e.putPrepared(key, &p, ttl, mode, fence)
 	p.release()
 	return ok, err
 }
 
-// putPrepared writes p at key; with nx only while no live record exists.
-// A write that finds no free block reclaims expired records everywhere
-// and tries once more before reporting the store full.
-func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, nx bool, fence *int64) (bool, error) {
+// putPrepared writes p at key as mode says. A write that finds no free
+// block makes room (roomFor) and tries again before reporting the store
+// full.
+func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, mode putMode, fence *int64) (bool, error) {
 	b, h := e.locate(key)
 	si := b & e.stripeMask
 	need := recHeader + uint64(len(key)) + uint64(len(p.stored))
+	if mode == putEvictable {
+		need = tailNeed(key, len(p.stored), queueWords)
+	}
 	var c clock
 	deadline := c.deadline(int64(ttl))
 	for attempt := 0; ; attempt++ {
@@ -122,15 +136,24 @@ func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, nx bool
 		live := false
 		if off != 0 {
 			live = c.live(e.rec(off).deadline)
-			if nx && live {
+			if mode == putNX && live {
 				e.unlock(st, false)
 				return false, nil
 			}
 		}
 		blk, class := e.alloc(si, st, need)
+		removed := false
+		if blk == 0 && st.qOldest != 0 {
+			if blk, class, removed = e.allocEvicting(si, st, need); removed {
+				// It may have taken the record we replace (expired, or
+				// cache): look again.
+				link, off = e.find(b, h, key, kindUser)
+				live = off != 0 && c.live(e.rec(off).deadline)
+			}
+		}
 		if blk == 0 {
-			e.unlock(st, false)
-			if e.roomFor(attempt, need) {
+			e.unlock(st, removed)
+			if e.roomFor(si, attempt, need) {
 				continue
 			}
 			return false, e.refuse(si, need)
@@ -138,12 +161,19 @@ func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, nx bool
 		if fence != nil {
 			*fence = int64(atomic.AddUint64(e.word(hFence), 1))
 		}
-		e.writeRecord(blk, class, kindUser, h, key, p.stored, p.plainLen, p.compressed, deadline)
+		flags := uint8(0)
+		if p.compressed {
+			flags = flagCompressed
+		}
+		if mode == putEvictable {
+			flags |= flagEvictable
+		}
+		e.writeRecord(blk, class, kindUser, flags, h, key, p.stored, p.plainLen, deadline)
 		if off != 0 && !live {
 			st.expired++
 		}
 		e.install(si, st, b, link, off, blk)
-		e.unlock(st, off != 0)
+		e.unlock(st, off != 0 || removed)
 		return true, nil
 	}
 }
@@ -363,12 +393,12 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 		blk, class := e.alloc(si, st, need)
 		if blk == 0 {
 			e.unlock(st, false)
-			if e.roomFor(attempt, need) {
+			if e.roomFor(si, attempt, need) {
 				continue
 			}
 			return 0, e.refuse(si, need)
 		}
-		e.writeRecord(blk, class, kindUser, h, key, digits, len(digits), false, deadline)
+		e.writeRecord(blk, class, kindUser, 0, h, key, digits, len(digits), deadline)
 		if off != 0 && !live {
 			st.expired++
 		}
@@ -469,12 +499,12 @@ func (e *Engine) Fence(resource string, fence int64) (bool, error) {
 		blk, class := e.alloc(si, st, need)
 		if blk == 0 {
 			e.unlock(st, false)
-			if e.roomFor(attempt, need) {
+			if e.roomFor(si, attempt, need) {
 				continue
 			}
 			return false, e.refuse(si, need)
 		}
-		e.writeRecord(blk, class, kindFence, h, resource, nil, 0, false, fence)
+		e.writeRecord(blk, class, kindFence, 0, h, resource, nil, 0, fence)
 		e.install(si, st, b, link, 0, blk)
 		if share := e.fenceShare(); st.fenceBytes > share {
 			e.foldFences(si, st, share*3/4)

@@ -122,7 +122,7 @@ func (e *Engine) RateLimit(key string, limit int64, window time.Duration) (bool,
 			return true, remaining, 0, nil
 		}
 		e.unlock(st, stale)
-		if e.roomFor(attempt, tailNeed(key, rateHead, 1+int(limit))) {
+		if e.roomFor(si, attempt, tailNeed(key, rateHead, 1+int(limit))) {
 			continue
 		}
 		return false, 0, 0, e.refuse(si, tailNeed(key, rateHead, 1+int(limit)))

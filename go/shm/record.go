@@ -72,16 +72,13 @@ func (e *Engine) checksum(off uint64, r *record) uint32 {
 // writeRecord fills an allocated block completely, checksum last. It is not
 // reachable yet: nobody reads it until it is published. (openRecord is its
 // two-step form; this one stays whole for the lock pair's hot path.)
-func (e *Engine) writeRecord(off uint64, class uint64, kind uint8, h uint32, key string, stored []byte, plainLen int, compressed bool, deadline int64) {
+func (e *Engine) writeRecord(off uint64, class uint64, kind, flags uint8, h uint32, key string, stored []byte, plainLen int, deadline int64) {
 	r := e.rec(off)
 	r.next = 0
 	r.deadline = deadline
 	r.hash = h
 	r.kind = kind
-	r.flags = 0
-	if compressed {
-		r.flags = flagCompressed
-	}
+	r.flags = flags
 	r.class = uint8(class)
 	r.keyLen = uint32(len(key))
 	r.storedLen = uint32(len(stored))

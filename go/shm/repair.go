@@ -80,7 +80,8 @@ func (e *Engine) repair(si, held uint64) {
 	}
 	st.jAlloc, st.jFree, st.jOut = 0, 0, 0
 	st.keys, st.bytes, st.comp, st.fences, st.fenceBytes = cnt.keys, cnt.bytes, cnt.comp, cnt.fences, cnt.fenceBytes
-	st.quarantined = cnt.quarantined
+	st.quarantined, st.evictBytes = cnt.quarantined, cnt.evictBytes
+	e.rebuildQueue(si, st)
 	st.minDL = minDL
 	// The dead owner may have released a key: wake sleepers to re-check.
 	st.seq++
@@ -174,7 +175,7 @@ func (e *Engine) repairSteal(si, held, jOut uint64) {
 }
 
 // stripeCount is what a stripe's counters must say, from its chains.
-type stripeCount struct{ keys, bytes, comp, fences, fenceBytes, quarantined int64 }
+type stripeCount struct{ keys, bytes, comp, fences, fenceBytes, quarantined, evictBytes int64 }
 
 func (c *stripeCount) add(r *record) {
 	c.bytes += int64(classSizes[r.class])
@@ -189,6 +190,9 @@ func (c *stripeCount) add(r *record) {
 	}
 	if r.flags&flagQuarantined != 0 {
 		c.quarantined++
+	}
+	if r.flags&flagEvictable != 0 {
+		c.evictBytes += int64(classSizes[r.class])
 	}
 }
 

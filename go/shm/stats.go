@@ -24,6 +24,8 @@ func (e *Engine) Stats() (kv.Stats, error) {
 		s.Rejected += st.reject
 		s.Fences += st.fences
 		s.Quarantined += st.quarantined
+		s.Evicted += st.evicted
+		s.BytesEvictable += st.evictBytes
 		e.unlock(st, false)
 	}
 	return s, nil

@@ -65,10 +65,13 @@ func (e *Engine) Verify() error {
 				blocks = append(blocks, block{off, classSizes[r.class]})
 			}
 		}
-		if cnt != (stripeCount{st.keys, st.bytes, st.comp, st.fences, st.fenceBytes, st.quarantined}) {
-			report("stripe %d: counters keys %d bytes %d compressed %d fences %d (%d bytes) quarantined %d, chains hold %d %d %d %d (%d) %d",
-				si, st.keys, st.bytes, st.comp, st.fences, st.fenceBytes, st.quarantined,
-				cnt.keys, cnt.bytes, cnt.comp, cnt.fences, cnt.fenceBytes, cnt.quarantined)
+		if cnt != (stripeCount{st.keys, st.bytes, st.comp, st.fences, st.fenceBytes, st.quarantined, st.evictBytes}) {
+			report("stripe %d: counters keys %d bytes %d compressed %d fences %d (%d bytes) quarantined %d evictable %d bytes, chains hold %d %d %d %d (%d) %d %d",
+				si, st.keys, st.bytes, st.comp, st.fences, st.fenceBytes, st.quarantined, st.evictBytes,
+				cnt.keys, cnt.bytes, cnt.comp, cnt.fences, cnt.fenceBytes, cnt.quarantined, cnt.evictBytes)
+		}
+		if p := e.queueProblem(si, st); p != "" {
+			report("stripe %d: SIEVE queue: %s", si, p)
 		}
 		for c := uint64(0); c < e.classes; c++ {
 			n := uint64(0)
