@@ -65,8 +65,8 @@ type Store struct {
 	hits, misses, expired, rejected *xsync.Counter
 	compressed                      atomic.Int64
 
-	cacheQ      sieve         // the evictable entries, for eviction (sieve.go)
-	evictable   atomic.Int64  // bytes of used that evictable entries hold
+	cacheQ      sieve        // the evictable entries, for eviction (sieve.go)
+	evictable   atomic.Int64 // bytes of used that evictable entries hold
 	evicted     *xsync.Counter
 	lastReclaim atomic.Int64 // nanotime of the last full reclaim of expired entries
 
