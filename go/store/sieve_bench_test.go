@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -52,6 +53,24 @@ func BenchmarkSetEvictable(b *testing.B) {
 		}
 		if s.Counters().Rejected != 0 {
 			b.Fatal("refused")
+		}
+	})
+}
+
+// SetEvictable from every P at once into a full store: each write takes
+// the queue's one mutex to join it, and to evict.
+func BenchmarkSetEvictableParallel(b *testing.B) {
+	value := make([]byte, 1000)
+	s := newTestStore(b, Config{MemoryLimit: 8 << 20, CompressMin: -1})
+	for i := 0; s.Counters().Evicted == 0; i++ {
+		s.SetEvictable(fmt.Sprint("k", i), value, 0)
+	}
+	var ids atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		id := ids.Add(1) << 40
+		for pb.Next() {
+			s.SetEvictable(strconv.FormatInt(id, 10), value, 0)
+			id++
 		}
 	})
 }
