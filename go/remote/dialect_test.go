@@ -59,6 +59,7 @@ func TestEphpmServerDialectCostsNothing(t *testing.T) {
 		{2, func() error { _, err := e.SetIfLocked("data", tok, 0, "lock", tok, time.Minute, true); return err }},
 		{1, func() error { _, err := e.DelIfEq("f", tok); return err }},
 		{1, func() error { _, err := e.Stats(); return err }},
+		{1, func() error { return e.SetEvictable("cache", tok, time.Minute) }},
 	}
 	want := 0
 	for i, op := range ops {
@@ -80,5 +81,37 @@ func TestEphpmServerDialectCostsNothing(t *testing.T) {
 	}
 	if got := infoField(info, "total_commands_processed"); got != strconv.Itoa(want+1) { // + this INFO
 		t.Fatalf("total_commands_processed %s, want %d (the operations' own commands and this INFO)", got, want+1)
+	}
+}
+
+// An ephpm-kv server whose EPHPM.STATS has no bytes_evictable predates
+// EPHPM.SETEVICTABLE: an evictable write is a SET there, held, as on a
+// Valkey or Redis, not an unknown-command error.
+func TestSetEvictableOnOlderServer(t *testing.T) {
+	url := startServer(t, server.Config{})
+	for _, d := range []dialect{{kind: dialectEphpm}, {kind: dialectEphpm, evictable: true}} {
+		e := newEngine(t, url, "", time.Second)
+		if err := e.Set("warm", []byte("x"), 0); err != nil { // learns the dialect first
+			t.Fatal(err)
+		}
+		e.mu.Lock()
+		if !e.cl.dialect.evictable {
+			t.Fatal("this server's EPHPM.STATS was not seen to have bytes_evictable")
+		}
+		e.cl.dialect = d
+		e.mu.Unlock()
+		if err := e.SetEvictable("cache", []byte("v"), 0); err != nil {
+			t.Fatalf("%+v: %v", d, err)
+		}
+		st, err := e.Stats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if held := st.BytesEvictable == 0; held == d.evictable {
+			t.Errorf("%+v: bytes_evictable %d after an evictable write", d, st.BytesEvictable)
+		}
+		if _, err := e.Del("cache"); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -231,6 +231,7 @@ func TestRedisConformance(t *testing.T) {
 		ReclaimExpired: func(t *testing.T) { reclaimRedis(t, sock) },
 		MemorySlack:    256 << 10,
 		FencesAreKeys:  true,
+		EvictableHeld:  true,
 	})
 }
 

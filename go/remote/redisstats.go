@@ -15,6 +15,8 @@ import (
 //	             sees it, not the sum of keys and values
 //	bytes_limit  maxmemory (0: none)
 //	hits, misses, expired   keyspace_hits, keyspace_misses, expired_keys
+//	evicted      evicted_keys (0: the client refuses a policy that evicts)
+//	bytes_evictable   0: an evictable write is a held SET there
 //	rejected     errorstat_OOM: commands refused over maxmemory
 //	compressed, compress_min   0: Redis stores values as given
 //	max_value_size   proto-max-bulk-len, learned at connect
@@ -46,6 +48,7 @@ func (e *Engine) readRedisStats(i int, r *reply, st *kv.Stats) error {
 		"keyspace_hits":   &st.Hits,
 		"keyspace_misses": &st.Misses,
 		"expired_keys":    &st.Expired,
+		"evicted_keys":    &st.Evicted,
 	}
 	for _, line := range bytes.Split(r.data, []byte("\r\n")) {
 		name, value, ok := bytes.Cut(line, []byte(":"))

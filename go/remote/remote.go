@@ -430,6 +430,7 @@ func readStatsPairs(r *reply, c *client, fn func(name string, value int64)) erro
 			return errUnexpected(r)
 		}
 		var name string
+		evictable := false
 		for i := int64(0); i < r.n; i++ {
 			el, err := c.read()
 			if err != nil {
@@ -438,13 +439,14 @@ func readStatsPairs(r *reply, c *client, fn func(name string, value int64)) erro
 			switch {
 			case i%2 == 0 && el.kind == '$' && el.n >= 0:
 				name = string(el.data)
+				evictable = evictable || name == "bytes_evictable"
 			case i%2 == 1 && el.kind == ':':
 				fn(name, el.n)
 			case el.kind == '*':
 				return errUnexpected(&el) // nested: out of step
 			}
 		}
-		c.dialect.kind = dialectEphpm
+		c.dialect.kind, c.dialect.evictable = dialectEphpm, evictable
 		return nil
 	}
 }
@@ -625,6 +627,42 @@ func (e *Engine) Set(key string, value []byte, ttl time.Duration) error {
 	}
 	return err
 }
+
+// SetEvictable implements kv.Cache: EPHPM.SETEVICTABLE on an ephpm-kv
+// server, whose memory limit evicts such entries (and only those). On a
+// Valkey or Redis it is a plain SET, held: evicting there takes a
+// maxmemory-policy that would evict locks as well, which this client
+// refuses (ErrEvicting). On an ephpm-kv server older than the command, a
+// SET too.
+func (e *Engine) SetEvictable(key string, value []byte, ttl time.Duration) error {
+	px, err := ms(ttl)
+	if err == nil {
+		err = kv.CheckKey(key)
+	}
+	if err != nil {
+		return err
+	}
+	if err := e.checkValue(value); err != nil {
+		return err
+	}
+	ok, err := e.okCmd(func(c *client) {
+		if d := c.dialect; d.redis() || (d.kind == dialectEphpm && !d.evictable) {
+			setCmd(c, key, value, false, px)
+			return
+		}
+		c.command(4)
+		c.arg("EPHPM.SETEVICTABLE")
+		c.arg(key)
+		c.argBytes(value)
+		c.argInt(px)
+	})
+	if err == nil && !ok {
+		return e.classify(errProtocolReply{"nil reply to EPHPM.SETEVICTABLE"})
+	}
+	return err
+}
+
+var _ kv.Cache = (*Engine)(nil)
 
 // SetNX implements kv.Engine.
 func (e *Engine) SetNX(key string, value []byte, ttl time.Duration) (bool, error) {

@@ -108,6 +108,7 @@ func TestRedisTLSConformance(t *testing.T) {
 		ReclaimExpired: func(t *testing.T) { reclaimRedis(t, sock) },
 		MemorySlack:    256 << 10,
 		FencesAreKeys:  true,
+		EvictableHeld:  true,
 	})
 }
 

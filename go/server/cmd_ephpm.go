@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/ephpm/ephpm-kv/kv"
+	"github.com/ephpm/ephpm-kv/store"
 )
 
 // The EPHPM.* commands: what the extension's server mode needs where Redis
@@ -74,6 +75,21 @@ func cmdEphpmIncrBy(s *Server, c *conn, a [][]byte) {
 		return
 	}
 	c.WriteInt64(n)
+}
+
+// EPHPM.SETEVICTABLE key value ms: SET of an evictable entry (kv.Cache),
+// which the store may evict to make room for any write; every other write
+// stores a held entry, never evicted.
+func cmdSetEvictable(s *Server, c *conn, a [][]byte) {
+	ttl, ok := msArg(c, a[3], a)
+	if !ok {
+		return
+	}
+	if _, err := s.store.SetWith(key(a[1]), a[2], store.SetOptions{TTL: ttl, Evictable: true}); err != nil {
+		writeStoreErr(c, err)
+		return
+	}
+	c.WriteString("OK")
 }
 
 // EPHPM.STATS: the store's counters as name/value pairs (kv.StatsFields).

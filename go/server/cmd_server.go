@@ -53,14 +53,16 @@ func cmdInfo(s *Server, c *conn, a [][]byte) {
 	fmt.Fprintf(&b, "# Server\r\nredis_version:7.0.0\r\nephpm_kv_version:%s\r\nredis_mode:standalone\r\nprocess_id:%d\r\nuptime_in_seconds:%d\r\n",
 		Version, pid, int64(time.Since(s.started).Seconds()))
 	fmt.Fprintf(&b, "\r\n# Clients\r\nconnected_clients:%d\r\nmaxclients:%d\r\n", s.clients.Load(), s.cfg.MaxClients)
-	fmt.Fprintf(&b, "\r\n# Memory\r\nused_memory:%d\r\nmaxmemory:%d\r\nmaxmemory_policy:noeviction\r\nmem_clients_normal:%d\r\nmaxmemory_clients:%d\r\n",
-		st.BytesUsed, st.BytesLimit, s.clientMem.Load(), s.cfg.MaxClientMemory)
+	// maxmemory_policy: noeviction for every key Redis's commands write;
+	// only EPHPM.SETEVICTABLE's entries (bytes_evictable) are evicted.
+	fmt.Fprintf(&b, "\r\n# Memory\r\nused_memory:%d\r\nmaxmemory:%d\r\nmaxmemory_policy:noeviction\r\nbytes_evictable:%d\r\nmem_clients_normal:%d\r\nmaxmemory_clients:%d\r\n",
+		st.BytesUsed, st.BytesLimit, st.BytesEvictable, s.clientMem.Load(), s.cfg.MaxClientMemory)
 	fmt.Fprintf(&b, "\r\n# Stats\r\ntotal_connections_received:%d\r\ntotal_commands_processed:%d\r\nrejected_connections:%d\r\n",
 		s.totalConns.Load(), s.totalCmds.Load(), s.rejectedConns.Load())
 	fmt.Fprintf(&b, "client_query_buffer_limit_disconnections:%d\r\nclient_output_buffer_limit_disconnections:%d\r\nevicted_clients:%d\r\n",
 		s.queryLimitDrops.Load(), s.outputLimitDrops.Load(), s.clientEvictions.Load())
-	fmt.Fprintf(&b, "keyspace_hits:%d\r\nkeyspace_misses:%d\r\nexpired_keys:%d\r\nrejected_writes:%d\r\ncompressed_keys:%d\r\nfence_records:%d\r\n",
-		st.Hits, st.Misses, st.Expired, st.Rejected, st.Compressed, st.Fences)
+	fmt.Fprintf(&b, "keyspace_hits:%d\r\nkeyspace_misses:%d\r\nexpired_keys:%d\r\nevicted_keys:%d\r\nrejected_writes:%d\r\ncompressed_keys:%d\r\nfence_records:%d\r\n",
+		st.Hits, st.Misses, st.Expired, st.Evicted, st.Rejected, st.Compressed, st.Fences)
 	fmt.Fprintf(&b, "\r\n# Keyspace\r\ndb0:keys=%d\r\n", st.Keys)
 	c.WriteBulk(b.Bytes())
 }

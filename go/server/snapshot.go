@@ -17,7 +17,7 @@ import (
 	"github.com/ephpm/ephpm-kv/store"
 )
 
-// Snapshot file, format 5, all integers little-endian or varints:
+// Snapshot file, format 6, all integers little-endian or varints:
 //
 //	header  "EPHPMKVS", version (uint32), CRC-32C of those 12 bytes (uint32)
 //	frames  tag (byte), payload length (uvarint), payload,
@@ -34,6 +34,7 @@ import (
 //	        the times inside the value (holders' expiries, calls) are Unix
 //	        ns, like the expiry wall-clock time (store.ExportKinds); holders
 //	        whose time ran out by the load are dropped (store.Restore)
+//	  'C'   per evictable entry (EPHPM.SETEVICTABLE's cache), as 'K'
 //	  'E'   last: F and key (K, L and R) frame counts (uvarints), then the
 //	        whole-file check (uint32): CRC-32C of every byte before this
 //	        frame but the 4-byte checksums (the header's and each frame's)
@@ -47,8 +48,9 @@ import (
 // bytes followed by their own CRC ends on a constant, whatever the bytes,
 // so its value depended on the frame lengths alone. Format 3 files still
 // load, checked as they were written, which adds nothing to their frame
-// checks and counts. Format 4 differed only in having no 'L' or 'R'
-// frames (a lease set was not kept as one). Expiry is wall-clock time: it
+// checks and counts. Format 4 had no 'L' or 'R' frames (a lease set was
+// not kept as one), format 5 no 'C' frames (an evictable entry came back
+// held); both load. Expiry is wall-clock time: it
 // survives a restart, the store's monotonic deadlines do not.
 //
 // The file is written to a temp file beside it and renamed into place with
@@ -58,8 +60,8 @@ import (
 
 const (
 	snapshotMagic   = "EPHPMKVS"
-	snapshotVersion = 5
-	snapshotOldest  = 3 // read too: the whole-file check includes the checksums; 4 too
+	snapshotVersion = 6
+	snapshotOldest  = 3 // read too: the whole-file check includes the checksums; 4 and 5 too
 	snapshotHeader  = 16
 )
 
@@ -68,8 +70,8 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // kindTags are the key frames' tags by the kind of value; tagKinds the
 // other way.
 var (
-	kindTags = map[store.Kind]byte{store.KindPlain: 'K', store.KindLease: 'L', store.KindRate: 'R'}
-	tagKinds = map[byte]store.Kind{'K': store.KindPlain, 'L': store.KindLease, 'R': store.KindRate}
+	kindTags = map[store.Kind]byte{store.KindPlain: 'K', store.KindLease: 'L', store.KindRate: 'R', store.KindCache: 'C'}
+	tagKinds = map[byte]store.Kind{'K': store.KindPlain, 'L': store.KindLease, 'R': store.KindRate, 'C': store.KindCache}
 )
 
 // openSnapshot runs at start when --snapshot is set: it removes temp files
@@ -338,7 +340,7 @@ func (s *Server) readSnapshot(f *os.File) (int, uint64, error) {
 	switch version {
 	case snapshotOldest:
 		fr.withSums = true
-	case 4, snapshotVersion:
+	case 4, 5, snapshotVersion:
 	default:
 		return 0, 0, fmt.Errorf("snapshot %s has format version %d; this server reads versions %d to %d", path, version, snapshotOldest, snapshotVersion)
 	}
@@ -378,14 +380,17 @@ func (s *Server) readSnapshot(f *os.File) (int, uint64, error) {
 			}
 			fences.Highest[string(name)] = fence
 			nfences++
-		case 'K', 'L', 'R':
+		case 'K', 'L', 'R', 'C':
 			key, rest, ok := lenPrefixed(p)
 			at, value, ok2 := varint(rest)
 			if !ok || !ok2 || len(key) == 0 {
 				return 0, 0, fr.bad(off, "malformed key frame")
 			}
-			if tag != 'K' && version < 5 {
+			if (tag == 'L' || tag == 'R') && version < 5 {
 				return 0, 0, fr.bad(off, "frame %q in a format %d file, which writes lease sets and rate logs as 'K'", tag, version)
+			}
+			if tag == 'C' && version < 6 {
+				return 0, 0, fr.bad(off, "frame 'C' in a format %d file, which writes evictable entries as 'K'", version)
 			}
 			nkeys++
 			var ttl time.Duration

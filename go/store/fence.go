@@ -52,7 +52,7 @@ func (s *Store) Fence(resource string, fence int64) (bool, error) {
 		testHookFenceChecked()
 	}
 	var accepted bool
-	fits := s.retryWhenFull(func() (full bool) {
+	fits := s.retryWhenFull(mem, func() (full bool) {
 		s.fences.Compute(owned, func(highest int64, loaded bool) (int64, xsync.ComputeOp) {
 			// The floor again, under the record's lock: a fold raises it
 			// before it deletes the records it covers.

@@ -23,6 +23,7 @@ type item struct {
 	plainLen   int    // length of the value as the user sees it
 	compressed bool
 	kind       itemKind      // fixed at insertion; fits the padding
+	evictable  bool          // cache: allocated as a cacheItem (sieve.go); fixed at insertion; fits the padding
 	export     atomic.Uint32 // the export it was written during, 0 = none (see stamp); fits the padding
 	deadline   atomic.Int64  // monotonic ns; 0 = never expires
 }
@@ -61,10 +62,13 @@ func (it *item) expired() bool {
 }
 
 // mem is what the entry is accounted for: an in-place item holds all of
-// its buffer's capacity.
+// its buffer's capacity; an evictable one its place in the SIEVE queue.
 func (it *item) mem(key string) int64 {
-	if it.kind != kindPlain {
+	switch {
+	case it.kind != kindPlain:
 		return int64(len(key) + cap(it.data) + itemOverhead)
+	case it.evictable:
+		return int64(len(key) + len(it.data) + itemOverhead + cacheOverhead)
 	}
 	return int64(len(key) + len(it.data) + itemOverhead)
 }

@@ -109,8 +109,9 @@ func (s *Store) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit 
 	if err := s.fenceHeadroom(); err != nil {
 		return 0, false, err
 	}
-	owned, retried := key, false
+	owned := key
 	var fresh *item
+	var more *room // made once the limit refused the write
 	newItem := func() {
 		owned, fresh = newInPlace(key, kindLease, leaseHeader, max(64, leaseHeader+leaseEntrySize(token)))
 		fresh.data[0], fresh.data[1] = leaseMagic, leaseVersion
@@ -126,12 +127,14 @@ func (s *Store) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit 
 		switch {
 		case res.needItem:
 			newItem()
-		case res.full && !retried:
-			s.reclaimExpired()
-			retried = true
 		case res.full:
-			s.rejected.Inc()
-			return 0, false, s.fullErrorBytes(int64(len(key) + leaseEntrySize(token)))
+			if more == nil {
+				more = s.roomFor(int64(len(key) + 2*leaseEntrySize(token) + itemOverhead))
+			}
+			if !more.more() {
+				s.rejected.Inc()
+				return 0, false, s.fullErrorBytes(int64(len(key) + leaseEntrySize(token)))
+			}
 		default:
 			return res.fence, res.granted, res.err
 		}

@@ -40,6 +40,7 @@ func (s *Store) Get(key string, dst []byte) (int, bool, error) {
 		return 0, false, fmt.Errorf("stored value of %q is corrupt: %w", key, err)
 	}
 	s.hits.Inc()
+	it.touch()
 	return it.plainLen, true, nil
 }
 
@@ -80,7 +81,7 @@ func (s *Store) store(key string, value []byte, ttl time.Duration, nx bool, fenc
 // Key and ttl are checked by the caller.
 func (s *Store) write(key string, value []byte, opt *SetOptions, fence *int64) (SetResult, error) {
 	var res SetResult
-	owned, it, err := s.newItem(key, value, opt.TTL)
+	owned, it, err := s.newItem(key, value, opt.TTL, opt.Evictable)
 	if err != nil {
 		return res, err
 	}
@@ -91,7 +92,7 @@ func (s *Store) write(key string, value []byte, opt *SetOptions, fence *int64) (
 func (s *Store) writeItem(owned string, it *item, opt *SetOptions, fence *int64) (SetResult, error) {
 	var res SetResult
 	var fenceErr error
-	if !s.retryWhenFull(func() bool {
+	if !s.retryWhenFull(it.mem(owned), func() bool {
 		res = SetResult{}
 		full, err := s.put(owned, it, opt, fence, &res)
 		fenceErr = err
@@ -155,19 +156,28 @@ func (s *Store) replaced(old *item, live bool) {
 	if old.compressed {
 		s.compressed.Add(-1)
 	}
+	if old.evictable {
+		s.uncached(old)
+	}
 	if !live {
 		s.expired.Inc()
 	}
 }
 
-// retryWhenFull runs try, and once more after reclaiming expired entries if
-// the limit refused it. It reports whether the write finally fit.
-func (s *Store) retryWhenFull(try func() (full bool)) bool {
+// retryWhenFull runs try, and again each time more room was made (expired
+// entries reclaimed, cache evicted: see room) for a write of about need
+// bytes while the limit refuses it. It reports whether the write finally
+// fit.
+func (s *Store) retryWhenFull(need int64, try func() (full bool)) bool {
 	if !try() {
 		return true
 	}
-	s.reclaimExpired()
-	return !try()
+	for r := s.roomFor(need); r.more(); {
+		if !try() {
+			return true
+		}
+	}
+	return false
 }
 
 // Del implements kv.Engine. An expired entry is reclaimed but counts as absent.
@@ -305,7 +315,7 @@ func (s *Store) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 		opErr  error
 		it     *item
 	)
-	fits := s.retryWhenFull(func() bool {
+	fits := s.retryWhenFull(int64(len(owned)+24+itemOverhead), func() bool {
 		var full bool
 		s.m.Compute(owned, func(old *item, loaded bool) (*item, xsync.ComputeOp) {
 			live := loaded && !old.expired()

@@ -40,8 +40,9 @@ func (s *Store) RateLimit(key string, limit int64, window time.Duration) (bool, 
 	if err := kv.CheckRateLimit(limit, window); err != nil {
 		return false, 0, 0, err
 	}
-	owned, retried := key, false
+	owned := key
 	var fresh *item
+	var more *room // made once the limit refused the write
 	newItem := func() {
 		owned, fresh = newInPlace(key, kindRate, rateHeader, rateHeader+8*int(min(limit, 6)))
 		fresh.data[0], fresh.data[1] = rateMagic, rateVersion
@@ -57,10 +58,13 @@ func (s *Store) RateLimit(key string, limit int64, window time.Duration) (bool, 
 		switch {
 		case res.needItem:
 			newItem()
-		case res.full && !retried:
-			s.reclaimExpired()
-			retried = true
 		case res.full:
+			if more == nil {
+				more = s.roomFor(int64(len(key) + 2*(rateHeader+8) + itemOverhead))
+			}
+			if more.more() {
+				continue
+			}
 			s.rejected.Inc()
 			return false, 0, 0, s.fullErrorBytes(int64(len(key) + rateHeader + 8))
 		default:

@@ -25,6 +25,10 @@ const (
 	KindPlain = Kind(kindPlain)
 	KindLease = Kind(kindLease) // a lease set (lease.go)
 	KindRate  = Kind(kindRate)  // a rate-limit log (ratelimit.go)
+	// KindCache is a plain value stored evictable (kv.Cache): restored
+	// held, a snapshot of a full cache would fill the store with entries
+	// nothing may evict, refusing every write after the restart.
+	KindCache Kind = 3
 )
 
 // MaxRecordSize is the largest lease set (every holder and intent with the
@@ -83,6 +87,9 @@ func (s *Store) ExportKinds(fn func(key string, kind Kind, value []byte, ttl tim
 	off := clockOffset()
 	return s.export(func(key string, it *item, value []byte, ttl time.Duration) error {
 		kind := Kind(it.kind)
+		if it.evictable {
+			return fn(key, KindCache, value, ttl)
+		}
 		if kind != KindPlain {
 			if err := shiftTimes(kind, value, off); err != nil {
 				return fmt.Errorf("exporting %q: %w", key, err)
@@ -100,8 +107,8 @@ func (s *Store) ExportKinds(fn func(key string, kind Kind, value []byte, ttl tim
 // rate log may pass max_value_size, as it may when written; one that is not
 // well formed is refused.
 func (s *Store) Restore(key string, kind Kind, value []byte, ttl time.Duration) (stored bool, err error) {
-	if kind == KindPlain {
-		_, err := s.SetWith(key, value, SetOptions{TTL: ttl})
+	if kind == KindPlain || kind == KindCache {
+		_, err := s.SetWith(key, value, SetOptions{TTL: ttl, Evictable: kind == KindCache})
 		return err == nil, err
 	}
 	if err := kv.CheckKey(key); err != nil {

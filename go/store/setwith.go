@@ -24,6 +24,9 @@ type SetOptions struct {
 	TTL     time.Duration // 0 = no expiry, unless KeepTTL
 	KeepTTL bool          // keep the live entry's expiry
 	GetOld  bool          // return the previous live value
+	// Evictable stores cache (kv.Cache): the store may drop it to make
+	// room for any write. Else the entry is held, never evicted.
+	Evictable bool
 }
 
 // SetResult reports what SetWith did.
@@ -72,6 +75,7 @@ func (s *Store) View(key string, fn func(value []byte)) (bool, error) {
 		return false, nil
 	}
 	s.hits.Inc()
+	it.touch()
 	if it.compressed || it.inPlace() {
 		fn(s.plainOf(key, it))
 	} else {
@@ -94,6 +98,7 @@ func (s *Store) Value(key string) ([]byte, bool, error) {
 		return nil, false, nil
 	}
 	s.hits.Inc()
+	it.touch()
 	return s.plainOf(key, it), true, nil
 }
 

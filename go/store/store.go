@@ -65,6 +65,11 @@ type Store struct {
 	hits, misses, expired, rejected *xsync.Counter
 	compressed                      atomic.Int64
 
+	cacheQ      sieve        // the evictable entries, for eviction (sieve.go)
+	evictable   atomic.Int64 // bytes of used that evictable entries hold
+	evicted     *xsync.Counter
+	lastReclaim atomic.Int64 // nanotime of the last full reclaim of expired entries
+
 	fm       fenceMarks                // issues fences; never reset, not even by Flush
 	fences   *xsync.Map[string, int64] // highest fence seen per resource
 	fenceMem atomic.Int64              // bytes of used that the fence records hold
@@ -90,6 +95,7 @@ func New(cfg Config) *Store {
 		misses:   xsync.NewCounter(),
 		expired:  xsync.NewCounter(),
 		rejected: xsync.NewCounter(),
+		evicted:  xsync.NewCounter(),
 		stop:     make(chan struct{}),
 		swept:    make(chan struct{}),
 	}
@@ -112,12 +118,20 @@ func (s *Store) Config() Config { return s.cfg }
 
 // newItem copies key and value into one allocation the store owns (the
 // value compressed when that saves at least 20%) and returns the owned key
-// that shares it. It runs before any lock is taken.
-func (s *Store) newItem(key string, value []byte, ttl time.Duration) (string, *item, error) {
+// that shares it; an evictable item is part of a cacheItem. It runs
+// before any lock is taken.
+func (s *Store) newItem(key string, value []byte, ttl time.Duration, evictable bool) (string, *item, error) {
 	if int64(len(value)) > s.cfg.MaxValueSize {
 		return "", nil, fmt.Errorf("%w: %d bytes, max_value_size is %d", kv.ErrValueTooLarge, len(value), s.cfg.MaxValueSize)
 	}
-	it := &item{plainLen: len(value)}
+	var c *cacheItem
+	it := &item{}
+	if evictable {
+		c = &cacheItem{}
+		it = &c.item
+		it.evictable = true
+	}
+	it.plainLen = len(value)
 	stored := value
 	var buf *[]byte
 	if s.cfg.CompressMin > 0 && int64(len(value)) >= s.cfg.CompressMin {
@@ -138,7 +152,11 @@ func (s *Store) newItem(key string, value []byte, ttl time.Duration) (string, *i
 	}
 	it.data = owned[len(key):]
 	it.deadline.Store(deadlineFor(int64(ttl)))
-	return unsafe.String(unsafe.SliceData(owned), len(key)), it, nil
+	ownedKey := unsafe.String(unsafe.SliceData(owned), len(key))
+	if c != nil {
+		c.key = ownedKey
+	}
+	return ownedKey, it, nil
 }
 
 var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
@@ -162,12 +180,18 @@ func (s *Store) forget(key string, it *item) {
 	if it.compressed {
 		s.compressed.Add(-1)
 	}
+	if it.evictable {
+		s.uncached(it)
+	}
 }
 
 // admit accounts counters for an entry that entered the map.
 func (s *Store) admit(it *item) {
 	if it.compressed {
 		s.compressed.Add(1)
+	}
+	if it.evictable {
+		s.cached(it)
 	}
 }
 
@@ -204,5 +228,8 @@ func (s *Store) Counters() kv.Stats {
 		ValueMax:    s.cfg.MaxValueSize,
 		CompressMin: compressMin,
 		Fences:      int64(s.fences.Size()),
+
+		Evicted:        s.evicted.Value(),
+		BytesEvictable: s.evictable.Load(),
 	}
 }

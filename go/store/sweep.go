@@ -57,11 +57,17 @@ func (s *Store) reapIfExpired(key string) {
 }
 
 // reclaimExpired removes every expired entry now; a write that would pass
-// the memory limit calls it before giving up.
+// the memory limit calls it before giving up. A write that waited for
+// another's reclaim, begun after it asked, takes that one's.
 func (s *Store) reclaimExpired() {
+	asked := nanotime()
 	s.reclaimMu.Lock()
 	defer s.reclaimMu.Unlock()
+	if s.lastReclaim.Load() >= asked {
+		return
+	}
 	now := nanotime()
+	s.lastReclaim.Store(now)
 	s.m.DeleteMatching(func(key string, it *item) (bool, bool) {
 		if !it.expiredAt(now) {
 			return false, false

@@ -87,6 +87,11 @@ type Target struct {
 	// which fill the store to cfg.MemoryLimit and free room with Del,
 	// do not apply.
 	FullCheckedBy string
+	// EvictableHeld: the engine takes kv.Cache's SetEvictable but stores
+	// held entries (a Valkey or Redis: its eviction policies would evict
+	// locks too, so the client refuses them). The eviction checks then
+	// give way to CacheHeld, as for an engine without kv.Cache.
+	EvictableHeld bool
 	// Parallel: the checks may run at once, each on the engine it opens
 	// (nothing shared between two Opens, as with etcd under a prefix of
 	// its own): for an engine whose checks mostly wait out expiries.
@@ -196,6 +201,14 @@ func Run(t *testing.T, target Target) {
 		{"RateLimitChangedLimit", DefaultConfig, checkRateLimitChangedLimit},
 		{"RateLimitShorterWindow", DefaultConfig, checkRateLimitShorterWindow},
 		{"RateLimitBadArgs", DefaultConfig, checkRateLimitBadArgs},
+		{"CacheSetEvictable", DefaultConfig, checkCacheSetEvictable},
+		{"CacheHeldNeverEvicted", fullConfig, checkCacheHeldNeverEvicted},
+		{"CacheEvictsOnlyWhenNeeded", fullConfig, checkCacheEvictsOnlyWhenNeeded},
+		{"CacheHeldWriteEvicts", fullConfig, checkCacheHeldWriteEvicts},
+		{"CacheHotSurvivesScan", fullConfig, checkCacheHotSurvivesScan},
+		{"CacheLastWriteDecides", fullConfig, checkCacheLastWriteDecides},
+		{"CacheBytesEvictable", fullConfig, checkCacheBytesEvictable},
+		{"CacheHeld", fullConfig, checkCacheHeld},
 		{"StatsCompressionOff", Config{MemoryLimit: 16 << 20, MaxValueSize: 64 << 10, CompressMin: -1}, checkStatsCompressionOff},
 	}
 	for _, c := range checks {
