@@ -37,3 +37,20 @@ php -n -d extension="$root/build/ephpm.so" -d ephpm.shm_size=8M -d ephpm.compres
   $st = ephpm_kv_stats();
   printf("  %d values of 1.2 KB fit (%d%% of the segment in use), a lock too: %s\n", $m,
     100 * $st["bytes_used"] / $st["bytes_limit"], var_export(ephpm_kv_del("page:0") && Ephpm\Lock::acquire("lock:after", 30) !== null, true));'
+
+echo
+echo "Cache beside locks: a lock is taken, then 1 KB pages three times the segment's size are written as"
+echo "evictable entries; SIEVE evicts pages to make room, never the lock, and a page read often stays"
+php -n -d extension="$root/build/ephpm.so" -d ephpm.shm_size=4M -d ephpm.compress_min=0 -r '
+  $lock = Ephpm\Lock::acquire("lock:nightly", 300);
+  $page = str_repeat("p", 1000);
+  ephpm_kv_set("page:home", $page, 0, true);
+  for ($i = 0; $i < 12000; $i++) {
+    ephpm_kv_set("page:$i", $page, 0, true);
+    ephpm_kv_get("page:home");
+  }
+  $st = ephpm_kv_stats();
+  printf("  %d pages written, %d evicted, %.1f MiB of cache held; the lock still ours: %s, the hot page kept: %s\n",
+    12000, $st["evicted"], $st["bytes_evictable"] / 1048576, var_export($lock->isAcquired(), true),
+    var_export(ephpm_kv_get("page:home") !== null, true));
+  $lock->release();'
