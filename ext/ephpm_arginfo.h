@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: ffc9e085078304734f3fe4f5c5500ff488f1aae2 */
+ * Stub hash: 00585ebeaaebb1c141b6db0a12326d53c2a87fa9 */
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_get, 0, 1, IS_STRING, 1)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
@@ -10,6 +10,10 @@ ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_set, 0, 2, _IS_BOOL, 0)
 	ZEND_ARG_TYPE_INFO(0, value, IS_STRING, 0)
 	ZEND_ARG_TYPE_MASK(0, ttl, MAY_BE_LONG|MAY_BE_DOUBLE, "0")
 	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, evictable, _IS_BOOL, 0, "false")
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_get_multi, 0, 1, IS_ARRAY, 0)
+	ZEND_ARG_TYPE_INFO(0, keys, IS_ARRAY, 0)
 ZEND_END_ARG_INFO()
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_setnx, 0, 2, _IS_BOOL, 0)
@@ -158,6 +162,7 @@ ZEND_END_ARG_INFO()
 
 ZEND_FUNCTION(ephpm_kv_get);
 ZEND_FUNCTION(ephpm_kv_set);
+ZEND_FUNCTION(ephpm_kv_get_multi);
 ZEND_FUNCTION(ephpm_kv_setnx);
 ZEND_FUNCTION(ephpm_kv_del);
 ZEND_FUNCTION(ephpm_kv_del_if_eq);
@@ -202,6 +207,7 @@ ZEND_METHOD(Ephpm_Semaphore, remaining);
 static const zend_function_entry ext_functions[] = {
 	ZEND_FE(ephpm_kv_get, arginfo_ephpm_kv_get)
 	ZEND_FE(ephpm_kv_set, arginfo_ephpm_kv_set)
+	ZEND_FE(ephpm_kv_get_multi, arginfo_ephpm_kv_get_multi)
 	ZEND_FE(ephpm_kv_setnx, arginfo_ephpm_kv_setnx)
 	ZEND_FE(ephpm_kv_del, arginfo_ephpm_kv_del)
 	ZEND_FE(ephpm_kv_del_if_eq, arginfo_ephpm_kv_del_if_eq)

@@ -104,6 +104,123 @@ PHP_FUNCTION(ephpm_kv_get)
 	RETURN_NULL();
 }
 
+/* The keys of get_multi's array, checked (borrowed strings, emalloc'd
+ * arrays); false with an exception pending. */
+static bool multi_keys(HashTable *keys, zend_string ***strs, const char ***ptrs, size_t **lens)
+{
+	uint32_t n = zend_hash_num_elements(keys), i = 0;
+	*strs = safe_emalloc(n, sizeof(zend_string *), 0);
+	*ptrs = safe_emalloc(n, sizeof(char *), 0);
+	*lens = safe_emalloc(n, sizeof(size_t), 0);
+	zval *zv;
+	ZEND_HASH_FOREACH_VAL(keys, zv) {
+		ZVAL_DEREF(zv);
+		if (Z_TYPE_P(zv) != IS_STRING) {
+			zend_argument_type_error(1, "must contain only strings, %s given", zend_zval_type_name(zv));
+			goto fail;
+		}
+		if (Z_STRLEN_P(zv) == 0) {
+			zend_argument_value_error(1, "must not contain an empty key");
+			goto fail;
+		}
+		if (Z_STRLEN_P(zv) > EPHPM_KV_MAX_KEY_SIZE) {
+			zend_argument_value_error(1, "must not contain a key longer than %d bytes", EPHPM_KV_MAX_KEY_SIZE);
+			goto fail;
+		}
+		(*strs)[i] = Z_STR_P(zv);
+		(*ptrs)[i] = Z_STRVAL_P(zv);
+		(*lens)[i] = Z_STRLEN_P(zv);
+		i++;
+	} ZEND_HASH_FOREACH_END();
+	return true;
+fail:
+	efree(*strs);
+	efree(*ptrs);
+	efree(*lens);
+	return false;
+}
+
+/* key => value for the keys found, in one crossing into the store (a loop
+ * of gets on a library older than get_multi). */
+PHP_FUNCTION(ephpm_kv_get_multi)
+{
+	HashTable *keys;
+	ZEND_PARSE_PARAMETERS_START(1, 1)
+		Z_PARAM_ARRAY_HT(keys)
+	ZEND_PARSE_PARAMETERS_END();
+	uint32_t n = zend_hash_num_elements(keys);
+	if (n == 0) {
+		RETURN_EMPTY_ARRAY();
+	}
+	zend_string **strs;
+	const char **ptrs;
+	size_t *lens;
+	if (!multi_keys(keys, &strs, &ptrs, &lens)) {
+		RETURN_THROWS();
+	}
+	const ephpm_kv_ops *ops = ephpm_ops();
+	if (!ops) {
+		efree(strs);
+		efree(ptrs);
+		efree(lens);
+		RETURN_THROWS();
+	}
+	ephpm_kv_error err;
+	array_init_size(return_value, n);
+	if (!EPHPM_OPS_HAS(ops, get_multi)) {
+		for (uint32_t i = 0; i < n; i++) {
+			int rc;
+			zend_string *value = ephpm_get(ops, ptrs[i], lens[i], &rc, &err);
+			if (rc < 0) {
+				goto store_error;
+			}
+			if (value) {
+				zval zv;
+				ZVAL_STR(&zv, value);
+				zend_symtable_update(Z_ARRVAL_P(return_value), strs[i], &zv);
+			}
+		}
+		goto done;
+	}
+	int64_t *vlens = safe_emalloc(n, sizeof(int64_t), 0);
+	size_t cap = MIN((size_t)n * 256, 64 * 1024), need = 0;
+	char *buf = emalloc(cap);
+	int rc;
+	while ((rc = ops->get_multi(n, ptrs, lens, buf, cap, vlens, &need, &err)) == 0) {
+		cap = need; /* they may grow again before the next try: loop */
+		buf = erealloc(buf, cap);
+	}
+	if (rc > 0) {
+		size_t at = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			if (vlens[i] >= 0) {
+				zval zv;
+				ZVAL_STRINGL_FAST(&zv, buf + at, (size_t)vlens[i]);
+				zend_symtable_update(Z_ARRVAL_P(return_value), strs[i], &zv);
+				at += (size_t)vlens[i];
+			}
+		}
+	}
+	efree(buf);
+	efree(vlens);
+	if (rc < 0) {
+		goto store_error;
+	}
+done:
+	efree(strs);
+	efree(ptrs);
+	efree(lens);
+	return;
+store_error:
+	efree(strs);
+	efree(ptrs);
+	efree(lens);
+	zval_ptr_dtor(return_value);
+	ZVAL_UNDEF(return_value);
+	ephpm_throw_store_error(&err);
+	RETURN_THROWS();
+}
+
 /* set and setnx share their arguments; set also takes $evictable (setnx
  * writes a lock: always held). */
 static void store_value(INTERNAL_FUNCTION_PARAMETERS, bool only_if_absent)

@@ -249,6 +249,14 @@ typedef struct ephpm_kv_ops {
 	 * after lease_ttl. */
 	int (*set_evictable)(const char *key, size_t key_len, const char *val, size_t val_len,
 	                     int64_t ttl_ns, ephpm_kv_error *err);
+	/* n gets in one call. The values found are copied one after another
+	 * into buf, in the keys' order; lens[i] receives key i's value length,
+	 * or -1 when it is absent or expired. 1, or 0 when buf was too small:
+	 * *need then holds the bytes all the values take (call again with that
+	 * much: they may have grown meanwhile). Check EPHPM_OPS_HAS: appended
+	 * after set_evictable. */
+	int (*get_multi)(size_t n, const char *const *keys, const size_t *key_lens,
+	                 char *buf, size_t cap, int64_t *lens, size_t *need, ephpm_kv_error *err);
 } ephpm_kv_ops;
 
 /* The library's only entry point besides the table itself. */

@@ -79,6 +79,44 @@ func ephpmKvGet(key *C.char, keyLen C.size_t, buf *C.char, bufCap C.size_t, outL
 	return boolRC(found, err, cerr)
 }
 
+// ephpmKvGetMulti is n gets in one crossing: the values packed into buf
+// in the keys' order while they fit; past the first that does not, only
+// their lengths are taken, for the caller's next try.
+//
+//export ephpmKvGetMulti
+func ephpmKvGetMulti(n C.size_t, keys **C.char, keyLens *C.size_t, buf *C.char, bufCap C.size_t,
+	lens *C.int64_t, need *C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	e := engine()
+	ks, kl, ls := unsafe.Slice(keys, int(n)), unsafe.Slice(keyLens, int(n)), unsafe.Slice(lens, int(n))
+	dst := goBytes(buf, bufCap)
+	used, total := 0, 0
+	for i := range ks {
+		into := dst[:0]
+		if used == total { // every value so far is in buf
+			into = dst[used:]
+		}
+		vn, found, err := e.Get(goString(ks[i], kl[i]), into)
+		if err != nil {
+			return fail(cerr, err)
+		}
+		if !found {
+			ls[i] = -1
+			continue
+		}
+		ls[i] = C.int64_t(vn)
+		if used == total && vn <= len(into) {
+			used += vn
+		}
+		total += vn
+	}
+	*need = C.size_t(total)
+	if total > used {
+		return 0
+	}
+	return 1
+}
+
 //export ephpmKvSet
 func ephpmKvSet(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)

@@ -15,6 +15,12 @@ namespace {
      */
     function ephpm_kv_set(string $key, string $value, int|float $ttl = 0, bool $evictable = false): bool {}
 
+    /**
+     * Several gets in one call into the store: key => value for the keys
+     * found (each a string), misses left out, as apcu_fetch() with an array.
+     */
+    function ephpm_kv_get_multi(array $keys): array {}
+
     /** False only when a live entry already exists. */
     function ephpm_kv_setnx(string $key, string $value, int|float $ttl = 0): bool {}
 
