@@ -70,6 +70,9 @@ if ( ! class_exists( 'WP_Object_Cache', false ) ) :
 		/** @var array<string, array<string, mixed>> group => key => value, this request's copies */
 		private $cache = array();
 
+		/** Keys get_multiple()'s one store call found missing, for its get()s. */
+		private $prefetched_misses = array();
+
 		/** @var array<string, true> */
 		protected $global_groups = array();
 
@@ -156,7 +159,9 @@ if ( ! class_exists( 'WP_Object_Cache', false ) ) :
 			}
 			$group = $this->group( $group );
 			if ( $this->persistent( $group ) ) {
-				$ok = $this->kv( 'ephpm_kv_set', $this->store_key( $key, $group ), $this->encode( $data ), $this->ttl( $expire ) );
+				// Cache: evictable, so a full store drops old entries (an old
+				// generation's first, never read again) and never a lock.
+				$ok = $this->kv( 'ephpm_kv_set', $this->store_key( $key, $group ), $this->encode( $data ), $this->ttl( $expire ), true );
 				if ( ! $ok ) {
 					// Refused (too large, store full): the old value would now be stale, so it goes too.
 					unset( $this->cache[ $group ][ $this->id( $key, $group ) ] );
@@ -189,6 +194,12 @@ if ( ! class_exists( 'WP_Object_Cache', false ) ) :
 				$value = $this->cache[ $group ][ $id ];
 				return is_object( $value ) ? clone $value : $value;
 			}
+			if ( isset( $this->prefetched_misses[ $group ][ $id ] ) ) {
+				unset( $this->prefetched_misses[ $group ][ $id ] );
+				$found = false;
+				++$this->cache_misses;
+				return false;
+			}
 			if ( $this->persistent( $group ) ) {
 				$raw = $this->kv( 'ephpm_kv_get', $this->store_key( $key, $group ) );
 				if ( is_string( $raw ) ) {
@@ -208,11 +219,45 @@ if ( ! class_exists( 'WP_Object_Cache', false ) ) :
 		}
 
 		public function get_multiple( $keys, $group = 'default', $force = false ) {
+			$this->prefetch( $keys, $this->group( $group ), $force );
 			$values = array();
 			foreach ( $keys as $key ) {
-				$values[ $key ] = $this->get( $key, $group, $force );
+				$values[ $key ] = $this->get( $key, $group, false );
 			}
 			return $values;
+		}
+
+		/**
+		 * One store call for the keys get_multiple() would each fetch: the
+		 * ones found go into the runtime cache (decoded); the others are
+		 * marked missing there for this call, so get() asks no more.
+		 */
+		private function prefetch( $keys, $group, $force ) {
+			if ( ! $this->persistent( $group ) ) {
+				return;
+			}
+			$fetch = array();
+			foreach ( $keys as $key ) {
+				if ( $this->is_valid_key( $key ) && ( $force || ! $this->runtime_has( $this->id( $key, $group ), $group ) ) ) {
+					$fetch[] = array( $key, $this->store_key( $key, $group ) );
+				}
+			}
+			if ( ! $fetch ) {
+				return;
+			}
+			$found = $this->kv( 'ephpm_kv_get_multi', array_column( $fetch, 1 ) );
+			foreach ( $fetch as list( $key, $store_key ) ) {
+				$id = $this->id( $key, $group );
+				unset( $this->cache[ $group ][ $id ] );
+				if ( is_array( $found ) && isset( $found[ $store_key ] ) ) {
+					$value = $this->decode( $found[ $store_key ], $ok );
+					if ( $ok ) {
+						$this->cache[ $group ][ $id ] = $value;
+						continue;
+					}
+				}
+				$this->prefetched_misses[ $group ][ $id ] = true;
+			}
 		}
 
 		public function delete( $key, $group = 'default', $deprecated = false ) {

@@ -77,9 +77,14 @@ class EphpmStore extends TaggableStore implements LockProvider
      */
     public function many(array $keys)
     {
+        $names = [];
+        foreach ($keys as $i => $key) {
+            $names[$i] = $this->key($key);
+        }
+        $found = ephpm_kv_get_multi(array_values($names)); // one call into the store for all
         $values = [];
-        foreach ($keys as $key) {
-            $values[$key] = $this->get($key);
+        foreach ($keys as $i => $key) {
+            $values[$key] = isset($found[$names[$i]]) ? $this->unserialize($found[$names[$i]]) : null;
         }
 
         return $values;
@@ -93,7 +98,7 @@ class EphpmStore extends TaggableStore implements LockProvider
      */
     public function put($key, $value, $seconds)
     {
-        return ephpm_kv_set($this->key($key), $this->serialize($value), $this->ttl($seconds));
+        return ephpm_kv_set($this->key($key), $this->serialize($value), $this->ttl($seconds), true); // cache: evictable
     }
 
     /**
@@ -161,7 +166,7 @@ class EphpmStore extends TaggableStore implements LockProvider
      */
     public function forever($key, $value)
     {
-        return ephpm_kv_set($this->key($key), $this->serialize($value), 0);
+        return ephpm_kv_set($this->key($key), $this->serialize($value), 0, true); // cache: evictable
     }
 
     /**

@@ -117,10 +117,14 @@ final class SimpleCache implements CacheInterface
     {
         $keys = self::keys($keys);
         $prefix = $this->prefix();
-        $out = [];
+        $names = [];
         foreach ($keys as $key) {
-            $raw = $this->call(static fn (string $k) => ephpm_kv_get($k), $prefix . $key);
-            $out[$key] = $raw === null ? $default : self::decode($raw, $default);
+            $names[] = $prefix . $key;
+        }
+        $found = $names === [] ? [] : $this->call(static fn (array $n) => ephpm_kv_get_multi($n), $names);
+        $out = [];
+        foreach ($keys as $i => $key) {
+            $out[$key] = isset($found[$names[$i]]) ? self::decode($found[$names[$i]], $default) : $default;
         }
 
         return $out;
@@ -191,7 +195,7 @@ final class SimpleCache implements CacheInterface
             return true;
         }
         try {
-            return ephpm_kv_set($key, serialize($value), $seconds);
+            return ephpm_kv_set($key, serialize($value), $seconds, true); // cache: evictable
         } catch (\ValueError $e) {
             throw new InvalidArgumentException('cache key refused: ' . $e->getMessage(), 0, $e);
         } catch (KvException $e) {
@@ -282,7 +286,7 @@ final class SimpleCache implements CacheInterface
         throw new \DomainException('class not found: ' . $class);
     }
 
-    private function call(\Closure $op, string $key): mixed
+    private function call(\Closure $op, string|array $key): mixed
     {
         try {
             return $op($key);

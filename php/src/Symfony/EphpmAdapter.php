@@ -123,11 +123,15 @@ class EphpmAdapter extends AbstractAdapter
     protected function doFetch(array $ids)
     {
         $prefix = $this->prefix();
-        $raw = [];
+        $names = [];
         foreach ($ids as $id) {
-            $value = ephpm_kv_get($prefix . $id);
-            if ($value !== null) {
-                $raw[$id] = $value;
+            $names[] = $prefix . $id;
+        }
+        $raw = [];
+        $found = ephpm_kv_get_multi($names); // one call into the store for all
+        foreach ($ids as $id) {
+            if (isset($found[$prefix . $id])) {
+                $raw[$id] = $found[$prefix . $id];
             }
         }
 
@@ -182,7 +186,7 @@ class EphpmAdapter extends AbstractAdapter
         }
         foreach ($values as $id => $value) {
             try {
-                ephpm_kv_set($prefix . $id, $value, $lifetime);
+                ephpm_kv_set($prefix . $id, $value, $lifetime, true); // cache: evictable, never a lock's room
             } catch (KvException $e) {
                 // Refused by a store that answered: drop the old value, stale from now on.
                 // AbstractAdapter::commit() logs $e and retries the other items one by one.

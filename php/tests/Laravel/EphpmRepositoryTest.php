@@ -26,6 +26,19 @@ final class EphpmRepositoryTest extends TestCase
         $this->cache = new Repository(new EphpmStore('repotest'));
     }
 
+    /** put() and forever() write cache (evictable); many() reads in one call into the store. */
+    public function testItemsAreEvictableAndManyReadsThemAll(): void
+    {
+        $grew = \Ephpm\Bridge\Tests\Support\Evictable::grows(fn () => $this->cache->put('e', 'v', 60) && $this->cache->forever('f', 'w'));
+        if ($grew !== null) {
+            $this->assertTrue($grew);
+        } else {
+            $this->cache->put('e', 'v', 60);
+            $this->cache->forever('f', 'w');
+        }
+        $this->assertSame(['e' => 'v', 'missing' => null, 'f' => 'w'], $this->cache->many(['e', 'missing', 'f']));
+    }
+
     public function testStoreImplementsTheContracts(): void
     {
         $store = $this->cache->getStore();

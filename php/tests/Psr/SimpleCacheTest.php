@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Ephpm\Bridge\Tests\Psr;
 
 use Ephpm\Bridge\Psr\SimpleCache;
+use Ephpm\Bridge\Tests\Support\Evictable;
 use Ephpm\Bridge\Tests\Support\Expiry;
 use Ephpm\Bridge\Tests\Support\Processes;
 use PHPUnit\Framework\TestCase;
@@ -27,6 +28,19 @@ final class SimpleCacheTest extends TestCase
     {
         $this->ns = 't' . bin2hex(random_bytes(6));
         $this->cache = new SimpleCache($this->ns);
+    }
+
+    /** Entries are cache (evictable); getMultiple() reads them in one call into the store. */
+    public function testEntriesAreEvictableAndGetMultipleReadsThemAll(): void
+    {
+        $grew = Evictable::grows(fn () => $this->cache->set('e', ['v']));
+        if ($grew !== null) {
+            $this->assertTrue($grew);
+        } else {
+            $this->cache->set('e', ['v']);
+        }
+        $this->cache->set('f', 2);
+        $this->assertSame(['e' => ['v'], 'x' => 'dflt', 'f' => 2], $this->cache->getMultiple(['e', 'x', 'f'], 'dflt'));
     }
 
     public static function invalidArrayKeys(): array

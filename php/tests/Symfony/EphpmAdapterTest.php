@@ -36,6 +36,32 @@ final class EphpmAdapterTest extends TestCase
         $this->namespace = 'test-' . bin2hex(random_bytes(6)); // each test its own pool: the server outlives tests
     }
 
+    /** Items are cache (evictable: a full store drops them, never a lock); the generation stays held. */
+    public function testItemsAreEvictable(): void
+    {
+        $pool = $this->pool();
+        $grew = \Ephpm\Bridge\Tests\Support\Evictable::grows(fn () => $pool->save($pool->getItem('e')->set(str_repeat('v', 100))));
+        if ($grew === null) {
+            $this->markTestSkipped('this engine holds every write');
+        }
+        $this->assertTrue($grew);
+        $this->assertSame(str_repeat('v', 100), $pool->getItem('e')->get());
+    }
+
+    /** getItems() reads every item in one call into the store (ephpm_kv_get_multi): its hits and misses. */
+    public function testGetItemsReadsHitsAndMisses(): void
+    {
+        $pool = $this->pool();
+        $pool->save($pool->getItem('a')->set(1));
+        $pool->save($pool->getItem('c')->set('three'));
+        $seen = [];
+        foreach ($pool->getItems(['a', 'b', 'c']) as $key => $item) {
+            $seen[$key] = [$item->isHit(), $item->get()];
+        }
+        ksort($seen); // Symfony yields the hits first
+        $this->assertSame(['a' => [true, 1], 'b' => [false, null], 'c' => [true, 'three']], $seen);
+    }
+
     protected function tearDown(): void
     {
         foreach ($this->pools as $pool) {

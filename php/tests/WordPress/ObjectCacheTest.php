@@ -39,6 +39,23 @@ final class ObjectCacheTest extends TestCase
         return $wp_object_cache;
     }
 
+    /** set() writes cache (evictable); get_multiple() reads the misses of the runtime cache in one call into the store. */
+    public function testSetIsEvictableAndGetMultipleReadsTheStore(): void
+    {
+        $grew = \Ephpm\Bridge\Tests\Support\Evictable::grows(fn () => $this->cache->set('e', 'v'));
+        if ($grew !== null) {
+            $this->assertTrue($grew);
+        } else {
+            $this->cache->set('e', 'v');
+        }
+        $this->cache->set('f', ['w']);
+        $next = $this->newRequest(); // a new request: nothing in its runtime cache
+        $misses = $next->cache_misses;
+        $this->assertSame(['e' => 'v', 'x' => false, 'f' => ['w']], $next->get_multiple(['e', 'x', 'f']));
+        $this->assertSame($misses + 1, $next->cache_misses);
+        $this->assertSame(['e' => 'v', 'x' => false], $next->get_multiple(['e', 'x'])); // x is asked again, and still missing
+    }
+
     // --- WordPress loaded the drop-in ---
 
     public function testWordPressLoadedTheDropIn(): void
