@@ -77,8 +77,8 @@ func TestConcurrentLocksAndCounters(t *testing.T) {
 
 // TestConcurrentMixedOnSmallSegment: goroutines write, read, delete and
 // expire values of many sizes on a segment too small for all of them, so
-// that allocation steals, falls back to larger classes, reclaims and
-// reports full, concurrently. Values read back are always whole; the
+// that allocation steals, falls back to larger classes, reclaims,
+// coalesces and reports full, concurrently. Values read back are always whole; the
 // segment verifies clean.
 func TestConcurrentMixedOnSmallSegment(t *testing.T) {
 	e := newTestEngine(t, MinSize, Config{CompressMin: -1})
@@ -127,10 +127,12 @@ func TestConcurrentMixedOnSmallSegment(t *testing.T) {
 	wg.Wait()
 	mustVerify(t, e)
 	st, _ := e.Stats()
-	if full.Load() == 0 {
+	// Pressure: a write refused, or one that needed a coalescing pass
+	// (which, since compaction, often makes the room a refusal lacked).
+	if full.Load() == 0 && e.Coalesces() == 0 {
 		t.Fatal("the segment never filled: allocation under pressure untested")
 	}
-	t.Logf("%d writes refused as full; stats %+v", full.Load(), st)
+	t.Logf("%d writes refused as full, %d coalescing passes, %d records moved; stats %+v", full.Load(), e.Coalesces(), e.Moves(), st)
 }
 
 // Verify while goroutines keep every stripe busy: it gets all the locks
