@@ -127,12 +127,9 @@ func (e *Engine) chooseStretches(bump, span, free uint64) []stretch {
 func (e *Engine) move(off uint64, pool [][]uint64) bool {
 	r := e.rec(off)
 	b := uint64(r.hash) & e.bucketMask
-	link := e.bucket(b)
-	for *link != off {
-		if *link == 0 {
-			return false
-		}
-		link = &e.rec(*link).next
+	link := e.linkTo(off)
+	if link == nil {
+		return false
 	}
 	c := uint64(r.class)
 	k := c

@@ -75,6 +75,20 @@ func (e *Engine) find(b uint64, h uint32, key string, kind uint8) (link *uint64,
 	return link, 0
 }
 
+// linkTo is the link word that points at the record at off in its
+// bucket's chain; nil when no chain reaches it (within as many hops as
+// the arena holds blocks, and inside the arena: a corrupt chain ends it).
+func (e *Engine) linkTo(off uint64) *uint64 {
+	link := e.bucket(uint64(e.rec(off).hash) & e.bucketMask)
+	for hops := e.maxChain; *link != off; hops-- {
+		if next := *link; next == 0 || hops == 0 || next < e.arenaOff || next >= e.arenaEnd-recHeader {
+			return nil
+		}
+		link = &e.rec(*link).next
+	}
+	return link
+}
+
 // fits: the record's key and value lie inside its block, and its block
 // inside the arena. Only a corrupt segment has one that does not (repair
 // drops it); find passes it by rather than let a reader run past the

@@ -104,13 +104,9 @@ func (e *Engine) evictStripe(si uint64, st *stripe, want uint64) (freed uint64) 
 // evictAt drops the evictable record at off from its chain (it must be
 // reachable there) and counts it.
 func (e *Engine) evictAt(si uint64, st *stripe, off uint64) bool {
-	b := uint64(e.rec(off).hash) & e.bucketMask
-	link := e.bucket(b)
-	for *link != off {
-		if *link == 0 {
-			return false
-		}
-		link = &e.rec(*link).next
+	link := e.linkTo(off)
+	if link == nil {
+		return false
 	}
 	e.remove(si, st, link, off)
 	st.evicted++
