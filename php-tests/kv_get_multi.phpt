@@ -21,6 +21,9 @@ foreach ([['gm:a', 7], ['gm:a', ''], [str_repeat('k', 65537)]] as $keys) {
         echo get_class($e), ': ', $e->getMessage(), "\n";
     }
 }
+foreach (['gm:a', 'gm:big', '123', 'gm:empty'] as $key) {
+    ephpm_kv_del($key); // the server is shared by the tests after this one (its stats too)
+}
 ?>
 --EXPECT--
 array(4) {
