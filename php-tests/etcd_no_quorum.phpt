@@ -11,6 +11,7 @@ ephpm.server_timeout=1
 require_once __DIR__ . '/mode.inc';
 $dir = getenv('EPHPM_ETCD_DIR');
 $pids = trim(file_get_contents("$dir/m1/pid")) . ' ' . trim(file_get_contents("$dir/m2/pid"));
+ephpm_etcd_wait_leader(); // a retry of this test starts while the last attempt's members settle
 ephpm_kv_set('warm', 'up'); // connected before the members stop
 exec("kill -STOP $pids");
 $t = microtime(true);
@@ -48,6 +49,7 @@ for ($i = 0; ; $i++) {
     }
 }
 ephpm_kv_del('lock:x');
+ephpm_etcd_wait_leader(); // the next test needs a settled cluster
 ?>
 --EXPECT--
 UNAVAILABLE

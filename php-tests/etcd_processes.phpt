@@ -17,6 +17,7 @@ function other(string $code): string
     return trim((string)$out);
 }
 
+ephpm_etcd_wait_leader(); // etcd_no_quorum, just before, resumed two members
 ephpm_kv_flush();
 var_dump(ephpm_kv_setnx('lock:report', 'A', 30));
 echo 'another process: ', other('var_export(ephpm_kv_setnx("lock:report", "C", 30));'), "\n"; // held
