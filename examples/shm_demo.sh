@@ -54,3 +54,18 @@ php -n -d extension="$root/build/ephpm.so" -d ephpm.shm_size=4M -d ephpm.compres
     12000, $st["evicted"], $st["bytes_evictable"] / 1048576, var_export($lock->isAcquired(), true),
     var_export(ephpm_kv_get("page:home") !== null, true));
   $lock->release();'
+
+echo
+echo "Compute once: 6 php-fpm-style processes ask for the same missing report; one computes it (0.5 s),"
+echo "the others sleep until it is written and read it"
+php -n -d extension="$root/build/ephpm.so" -d ephpm.shm_size=4M -r '
+  $start = microtime(true);
+  for ($c = 0; $c < 6; $c++) {
+    if (pcntl_fork() === 0) {
+      ephpm_kv_remember("report:daily", function () { ephpm_kv_incr("computed"); usleep(500000); return "report of " . date("Y-m-d"); });
+      exit(0);
+    }
+  }
+  while (pcntl_wait($status) > 0);
+  printf("  6 processes got \"%s\", computed %d time(s), in %.2f s\n", ephpm_kv_get("report:daily"),
+    ephpm_kv_get("computed"), microtime(true) - $start);'

@@ -19,6 +19,16 @@ namespace {
      */
     function ephpm_kv_get_multi(array $keys): array {}
 
+    /**
+     * The value under $key, computed by $compute($key) once across all
+     * processes on a miss and stored with $ttl (evictable by default: it
+     * can be computed again). Other callers sleep until it is written and
+     * read it; past $wait seconds they get Ephpm\LockTimeoutException. When
+     * $compute throws, its caller gets the exception and the next waiter
+     * computes. $compute must return a string.
+     */
+    function ephpm_kv_remember(string $key, callable $compute, int|float $ttl = 0, bool $evictable = true, float $wait = 30): string {}
+
     /** False only when a live entry already exists. */
     function ephpm_kv_setnx(string $key, string $value, int|float $ttl = 0): bool {}
 

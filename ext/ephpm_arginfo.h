@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: 00585ebeaaebb1c141b6db0a12326d53c2a87fa9 */
+ * Stub hash: add5e054108cb945be352163c0978c3bb6fe27cf */
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_get, 0, 1, IS_STRING, 1)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
@@ -14,6 +14,14 @@ ZEND_END_ARG_INFO()
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_get_multi, 0, 1, IS_ARRAY, 0)
 	ZEND_ARG_TYPE_INFO(0, keys, IS_ARRAY, 0)
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_remember, 0, 2, IS_STRING, 0)
+	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
+	ZEND_ARG_TYPE_INFO(0, compute, IS_CALLABLE, 0)
+	ZEND_ARG_TYPE_MASK(0, ttl, MAY_BE_LONG|MAY_BE_DOUBLE, "0")
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, evictable, _IS_BOOL, 0, "true")
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, wait, IS_DOUBLE, 0, "30")
 ZEND_END_ARG_INFO()
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_setnx, 0, 2, _IS_BOOL, 0)
@@ -163,6 +171,7 @@ ZEND_END_ARG_INFO()
 ZEND_FUNCTION(ephpm_kv_get);
 ZEND_FUNCTION(ephpm_kv_set);
 ZEND_FUNCTION(ephpm_kv_get_multi);
+ZEND_FUNCTION(ephpm_kv_remember);
 ZEND_FUNCTION(ephpm_kv_setnx);
 ZEND_FUNCTION(ephpm_kv_del);
 ZEND_FUNCTION(ephpm_kv_del_if_eq);
@@ -208,6 +217,7 @@ static const zend_function_entry ext_functions[] = {
 	ZEND_FE(ephpm_kv_get, arginfo_ephpm_kv_get)
 	ZEND_FE(ephpm_kv_set, arginfo_ephpm_kv_set)
 	ZEND_FE(ephpm_kv_get_multi, arginfo_ephpm_kv_get_multi)
+	ZEND_FE(ephpm_kv_remember, arginfo_ephpm_kv_remember)
 	ZEND_FE(ephpm_kv_setnx, arginfo_ephpm_kv_setnx)
 	ZEND_FE(ephpm_kv_del, arginfo_ephpm_kv_del)
 	ZEND_FE(ephpm_kv_del_if_eq, arginfo_ephpm_kv_del_if_eq)
