@@ -1,5 +1,5 @@
 --TEST--
-ephpm_kv_remember() across processes: 8 callers of a missing key compute it once and all read it (woken at the write on the shared segment); after a compute that throws, one waiter computes; a compute that exits gives its claim back
+ephpm_kv_remember() across processes: 8 callers of a missing key compute it once and all read it (woken at the write on the shared segment); after a compute that throws, one waiter computes; a compute that exits or dies of a fatal error gives its claim back
 --SKIPIF--
 <?php require __DIR__ . '/skipif.inc';
 if (!function_exists('pcntl_fork')) die('skip pcntl not available');
@@ -67,9 +67,17 @@ if (($exits = pcntl_fork()) === 0) {
     ephpm_kv_remember("{$p}exits", function () { exit(3); });
     exit(0);
 }
+// A fatal error inside the compute (a compile error: bailout, no exception).
+if (($fatal = pcntl_fork()) === 0) {
+    ini_set("display_errors", "0");
+    ephpm_kv_remember("{$p}fatal", function () { eval('function twice() {} function twice() {}'); return 'never'; });
+    exit(0);
+}
 foreach ($pids as $pid) {
     pcntl_waitpid($pid, $status);
 }
+pcntl_waitpid($fatal, $status);
+$fatalStatus = pcntl_wexitstatus($status);
 pcntl_waitpid($exits, $status);
 
 $got = [];
@@ -96,7 +104,9 @@ var_dump(ephpm_kv_get("{$p}computes2"), ephpm_kv_get("{$p}threw"), $counts);
 
 var_dump(pcntl_wexitstatus($status), ephpm_kv_exists("ephpm_remember:{$p}exits"));
 var_dump(ephpm_kv_remember("{$p}exits", fn () => 'computed after the exit', 0, true, 0));
-foreach (['once', 'throws', 'exits'] as $k) {
+var_dump($fatalStatus, ephpm_kv_exists("ephpm_remember:{$p}fatal"));
+var_dump(ephpm_kv_remember("{$p}fatal", fn () => 'computed after the fatal error', 0, true, 0));
+foreach (['once', 'throws', 'exits', 'fatal'] as $k) {
     ephpm_kv_del("$p$k");
 }
 ?>
@@ -116,3 +126,6 @@ array(2) {
 int(3)
 bool(false)
 string(23) "computed after the exit"
+int(255)
+bool(false)
+string(30) "computed after the fatal error"
