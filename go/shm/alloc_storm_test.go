@@ -82,8 +82,10 @@ func init() {
 
 // TestKillStormAllocator kills processes (SIGKILL) at random while they
 // split blocks, coalesce and compact the arena of a full segment (every
-// get checks the bytes it read, moved or not). Afterwards the
-// segment verifies clean and its memory serves records of any size.
+// get checks the bytes it read, moved or not), while locks stay held and
+// this process takes and gives back one of its own. Afterwards every lock
+// is there with its token, the segment verifies clean and its memory
+// serves records of any size.
 func TestKillStormAllocator(t *testing.T) {
 	if testing.Short() {
 		t.Skip("3 s kill storm")
@@ -111,6 +113,47 @@ func TestKillStormAllocator(t *testing.T) {
 		}()
 		return p
 	}
+	// Locks held through the storm: eviction and compaction must keep
+	// every one, token and all.
+	const locks = 64
+	for i := 0; i < locks; i++ {
+		if ok, err := e.SetNX(fmt.Sprint("lock:", i), []byte(fmt.Sprint("token-", i)), time.Minute); !ok || err != nil {
+			t.Fatalf("lock %d: %v %v", i, ok, err)
+		}
+	}
+	// A worker of our own takes and gives back a lock throughout: no call
+	// may hang behind a stripe a killed process left mid-eviction.
+	stop := make(chan struct{})
+	var slowest time.Duration
+	var pairs int
+	var pairErr error
+	pairDone := make(chan struct{})
+	go func() {
+		defer close(pairDone)
+		token := []byte("parent")
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			t0 := time.Now()
+			ok, err := e.SetNX("lock:parent", token, time.Second)
+			if err == nil && ok {
+				ok, err = e.DelIfEq("lock:parent", token)
+			}
+			if err == nil && !ok {
+				err = errors.New("our own lock was taken or lost")
+			}
+			if err != nil && !errors.Is(err, kv.ErrFull) {
+				pairErr = err
+				return
+			}
+			slowest = max(slowest, time.Since(t0))
+			pairs++
+			time.Sleep(time.Millisecond)
+		}
+	}()
 	procs := []*proc{start(), start(), start()}
 	kills := 0
 	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); {
@@ -127,8 +170,25 @@ func TestKillStormAllocator(t *testing.T) {
 		p.cmd.Wait()
 		p.done = true
 	}
+	close(stop)
+	<-pairDone
 	mu.Lock()
 	defer mu.Unlock()
+	if pairErr != nil {
+		t.Fatalf("lock pair during the storm: %v", pairErr)
+	}
+	// A stripe held by a killed process is taken over in milliseconds
+	// (locktimeout.go); a second means a hang, not a slow machine.
+	t.Logf("%d lock pairs beside the storm, slowest %v", pairs, slowest)
+	if slowest > time.Second {
+		t.Errorf("a lock pair waited %v behind the storm", slowest)
+	}
+	for i := 0; i < locks; i++ {
+		got, found, err := getString(e, fmt.Sprint("lock:", i))
+		if want := fmt.Sprint("token-", i); !found || err != nil || got != want {
+			t.Errorf("lock %d after the storm: %q %v %v, want %q", i, got, found, err, want)
+		}
+	}
 	st, _ := e.Stats()
 	t.Logf("%d kills, %d+ ops, %d coalescing passes, %d records moved, %d evicted, %d repairs", kills, ops, e.Coalesces(), e.Moves(), st.Evicted, e.Repairs())
 	if len(bad) > 0 {
