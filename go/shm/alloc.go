@@ -63,7 +63,8 @@ func (e *Engine) alloc(si uint64, st *stripe, n uint64) (off, class uint64) {
 	if off = e.bump(si, st, c); off != 0 {
 		return off, c
 	}
-	if e.steal(si, c, c+1) {
+	others := e.othersFree(si)
+	if others[c/64]&(1<<(c%64)) != 0 && e.steal(si, c) {
 		return e.pop(si, st, c), c
 	}
 	for k := c + 1; k < e.classes; k++ {
@@ -72,7 +73,7 @@ func (e *Engine) alloc(si uint64, st *stripe, n uint64) (off, class uint64) {
 		}
 	}
 	for k := c + 1; k < e.classes; k++ {
-		if e.steal(si, k, k+1) {
+		if others[k/64]&(1<<(k%64)) != 0 && e.steal(si, k) {
 			if off = e.pop(si, st, k); off != 0 {
 				return off, e.split(si, st, off, k, c)
 			}
@@ -99,9 +100,43 @@ func (e *Engine) pop(si uint64, st *stripe, c uint64) uint64 {
 		return 0
 	}
 	st.jAlloc = journal(off, c)
-	*head = e.rec(off).next
+	next := e.rec(off).next
+	*head = next
 	crashPoint(crashPopped)
+	if next == 0 {
+		clearFreeBit(st, c)
+	} else {
+		setFreeBit(st, c) // heals a mask a segment of an older build left clear
+	}
 	return off
+}
+
+// setFreeBit and clearFreeBit keep the stripe's freeMask, under its lock;
+// other stripes read it without (othersFree).
+func setFreeBit(st *stripe, c uint64) {
+	w := &st.freeMask[c/64]
+	if m := atomic.LoadUint64(w); m&(1<<(c%64)) == 0 {
+		atomic.StoreUint64(w, m|1<<(c%64))
+	}
+}
+
+func clearFreeBit(st *stripe, c uint64) {
+	w := &st.freeMask[c/64]
+	if m := atomic.LoadUint64(w); m&(1<<(c%64)) != 0 {
+		atomic.StoreUint64(w, m&^(1<<(c%64)))
+	}
+}
+
+// othersFree is the union of the other stripes' freeMasks: the classes
+// worth a steal. A full segment answers "none" in two loads per stripe,
+// where peeking every list head cost one per stripe and class.
+func (e *Engine) othersFree(si uint64) (m [2]uint64) {
+	for i := uint64(1); i < e.stripes; i++ {
+		st := e.stripe((si + i) & e.stripeMask)
+		m[0] |= atomic.LoadUint64(&st.freeMask[0])
+		m[1] |= atomic.LoadUint64(&st.freeMask[1])
+	}
+	return m
 }
 
 // bump carves a new block of class c from the arena's untouched end.
@@ -131,44 +166,47 @@ func (e *Engine) bump(si uint64, st *stripe, c uint64) uint64 {
 	}
 }
 
-// steal moves the head of another stripe's free list of a class in
-// [from, to) to stripe si's list of that class. Free list heads are peeked
-// first so that held stripes with nothing to give cost no tryLock (which
-// reads /proc when the stripe is held).
-func (e *Engine) steal(si, from, to uint64) bool {
+// steal moves the head of another stripe's free list of class c to stripe
+// si's list of that class. Masks and list heads are peeked first so that
+// held stripes with nothing to give cost no tryLock (which reads /proc
+// when the stripe is held).
+func (e *Engine) steal(si, c uint64) bool {
 	for i := uint64(1); i < e.stripes; i++ {
 		src := (si + i) & e.stripeMask
-		for c := from; c < to; c++ {
-			if atomic.LoadUint64(e.freeHead(src, c)) == 0 {
-				continue
+		other := e.stripe(src)
+		if atomic.LoadUint64(&other.freeMask[c/64])&(1<<(c%64)) == 0 ||
+			atomic.LoadUint64(e.freeHead(src, c)) == 0 {
+			continue
+		}
+		ok, died := other.mu.tryLock()
+		if !ok {
+			continue
+		}
+		if died {
+			e.repair(src, si)
+		}
+		head := e.freeHead(src, c)
+		off := atomic.LoadUint64(head)
+		moved := off != 0 && e.isFree(off, c)
+		if moved {
+			r := e.rec(off)
+			r.flags |= flagInTransit
+			other.jOut = journal(off, c) | si<<dstShift
+			atomic.StoreUint64(head, r.next)
+			if r.next == 0 {
+				clearFreeBit(other, c)
 			}
-			other := e.stripe(src)
-			ok, died := other.mu.tryLock()
-			if !ok {
-				break
-			}
-			if died {
-				e.repair(src, si)
-			}
-			head := e.freeHead(src, c)
-			off := atomic.LoadUint64(head)
-			moved := off != 0 && e.isFree(off, c)
-			if moved {
-				r := e.rec(off)
-				r.flags |= flagInTransit
-				other.jOut = journal(off, c) | si<<dstShift
-				atomic.StoreUint64(head, r.next)
-				crashPoint(crashStealUnlinked)
-				mine := e.freeHead(si, c)
-				r.next = atomic.LoadUint64(mine)
-				atomic.StoreUint64(mine, off)
-				r.flags &^= flagInTransit
-				other.jOut = 0
-			}
-			other.mu.unlock()
-			if moved {
-				return true
-			}
+			crashPoint(crashStealUnlinked)
+			setFreeBit(e.stripe(si), c)
+			mine := e.freeHead(si, c)
+			r.next = atomic.LoadUint64(mine)
+			atomic.StoreUint64(mine, off)
+			r.flags &^= flagInTransit
+			other.jOut = 0
+		}
+		other.mu.unlock()
+		if moved {
+			return true
 		}
 	}
 	return false
@@ -187,6 +225,7 @@ func (e *Engine) pushFree(si, off uint64) {
 	c := uint64(r.class)
 	r.kind = kindFree
 	crashPoint(crashMarkedFree)
+	setFreeBit(e.stripe(si), c)
 	head := e.freeHead(si, c)
 	r.next = *head
 	*head = off

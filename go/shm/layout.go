@@ -13,7 +13,7 @@ import (
 // derived from the segment size alone, so size and version pin the layout.
 const (
 	segMagic      = "EPHPMSHM"
-	layoutVersion = 2
+	layoutVersion = 3 // 3: stripes keep a freeMask, which a v2 segment has all clear
 	headerSize    = 4096
 	stripeBytes   = 192 // three cache lines: the lock word and its stripe's counters, journal and SIEVE queue
 
@@ -164,6 +164,11 @@ type stripe struct {
 	qOldest, qNewest, qHand uint64
 	evictBytes              int64 // 152: block bytes of evictable records
 	evicted                 int64 // 160: evictable records dropped to make room
+	// 168: bit c set when the free list of class c may hold a block. Set
+	// before a push, cleared when a pop empties the list (both under the
+	// lock), so a list with blocks never reads clear: other stripes' writers
+	// looking for a block to steal skip the rest (alloc.go).
+	freeMask [2]uint64
 }
 
 var _ [stripeBytes - unsafe.Sizeof(stripe{})]byte // the struct fits its slot

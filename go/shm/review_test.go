@@ -56,7 +56,7 @@ func stealDeathAfterPush(t *testing.T, flagged bool) {
 	// dies just before `other.jOut = 0`: both its stripes name a dead
 	// owner, the source's journal still names x.
 	ts, _ := e.lockStripe(thief)
-	if !e.steal(thief, c, c+1) || atomic.LoadUint64(e.freeHead(thief, c)) != x {
+	if !e.steal(thief, c) || atomic.LoadUint64(e.freeHead(thief, c)) != x {
 		t.Fatal("steal did not move the block")
 	}
 	ts.jAlloc = 0
@@ -73,7 +73,7 @@ func stealDeathAfterPush(t *testing.T, flagged bool) {
 		t.Fatal(err)
 	}
 	st3, _ := e.lockStripe(third)
-	if !e.steal(third, c, c+1) || atomic.LoadUint64(e.freeHead(third, c)) != x {
+	if !e.steal(third, c) || atomic.LoadUint64(e.freeHead(third, c)) != x {
 		t.Fatal("the third stripe did not get the block")
 	}
 	e.unlock(st3, false)

@@ -80,6 +80,17 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			}
 			panic("no free block")
 		}},
+		{"free mask", "freeMask bit is clear", func(e *Engine, off uint64) {
+			for s1 := range e.stripes {
+				for c := range e.classes {
+					if *e.freeHead(s1, c) != 0 {
+						e.stripe(s1).freeMask[c/64] &^= 1 << (c % 64)
+						return
+					}
+				}
+			}
+			panic("no free block")
+		}},
 		{"cycle", "cycle", func(e *Engine, off uint64) {
 			e.rec(off).next = off
 		}},

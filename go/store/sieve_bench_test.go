@@ -1,15 +1,13 @@
 package store
 
 import (
-	"container/list"
 	"fmt"
-	"math"
-	"math/rand/v2"
-	"sort"
 	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ephpm/ephpm-kv/kv/cachesim"
 )
 
 // The hit path of an evictable entry (its visited mark: set once, then
@@ -75,49 +73,13 @@ func BenchmarkSetEvictableParallel(b *testing.B) {
 	})
 }
 
-// zipfTrace is n reads of keys 0..keys-1, key k drawn with weight
-// 1/(k+1)^s (s may be below 1, which math/rand's Zipf does not take).
-func zipfTrace(n, keys int, s float64, seed uint64) []int {
-	cdf := make([]float64, keys)
-	sum := 0.0
-	for k := range keys {
-		sum += 1 / math.Pow(float64(k+1), s)
-		cdf[k] = sum
-	}
-	r := rand.New(rand.NewPCG(seed, seed))
-	trace := make([]int, n)
-	for i := range trace {
-		trace[i] = sort.SearchFloat64s(cdf, r.Float64()*sum)
-	}
-	return trace
-}
-
-// lruHits is the hit count of an exact LRU of capacity entries on trace.
-func lruHits(trace []int, capacity int) int {
-	l := list.New()
-	at := map[int]*list.Element{}
-	hits := 0
-	for _, k := range trace {
-		if e, ok := at[k]; ok {
-			hits++
-			l.MoveToFront(e)
-			continue
-		}
-		at[k] = l.PushFront(k)
-		if l.Len() > capacity {
-			delete(at, l.Remove(l.Back()).(int))
-		}
-	}
-	return hits
-}
-
 // The hit ratio of the map's SIEVE on a Zipf(0.99) trace of 1 M reads over
 // 100k keys, cache-aside (a miss writes the key evictable), in a store
 // that holds about 10% of them, beside an exact LRU of as many entries
 // simulated on the same trace. Reported as metrics; run with -benchtime 1x.
 func BenchmarkHitRatioZipf(b *testing.B) {
 	const reads, keys = 1_000_000, 100_000
-	trace := zipfTrace(reads, keys, 0.99, 1)
+	trace := cachesim.ZipfTrace(reads, keys, 0.99, 1)
 	value := make([]byte, 100)
 	// 10% of the keys: each is accounted its key, value and overheads.
 	perEntry := int64(len("k99999") + len(value) + itemOverhead + cacheOverhead)
@@ -137,7 +99,7 @@ func BenchmarkHitRatioZipf(b *testing.B) {
 			}
 		}
 		held := int(s.Counters().Keys)
-		lru := lruHits(trace, held)
+		lru := cachesim.LRUHits(trace, held)
 		b.ReportMetric(100*float64(hits)/reads, "sieve-hit-%")
 		b.ReportMetric(100*float64(lru)/reads, "lru-hit-%")
 		b.ReportMetric(float64(held), "entries")
