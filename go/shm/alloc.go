@@ -97,6 +97,7 @@ func (e *Engine) pop(si uint64, st *stripe, c uint64) uint64 {
 	if !e.isFree(off, c) {
 		// A corrupt list: drop it rather than hand out a live block.
 		atomic.StoreUint64(head, 0)
+		clearFreeBit(st, c)
 		return 0
 	}
 	st.jAlloc = journal(off, c)
@@ -124,6 +125,20 @@ func clearFreeBit(st *stripe, c uint64) {
 	w := &st.freeMask[c/64]
 	if m := atomic.LoadUint64(w); m&(1<<(c%64)) != 0 {
 		atomic.StoreUint64(w, m&^(1<<(c%64)))
+	}
+}
+
+// emptyFreeLists empties every stripe's free lists (a coalescing pass or
+// a compaction, holding every stripe, rebuilds them): heads first, then
+// masks, so a list never holds blocks under a clear bit.
+func (e *Engine) emptyFreeLists() {
+	for i := uint64(0); i < e.stripes*e.classes; i++ {
+		*e.word(e.freeOff + i*8) = 0
+	}
+	for si := uint64(0); si < e.stripes; si++ {
+		st := e.stripe(si)
+		atomic.StoreUint64(&st.freeMask[0], 0)
+		atomic.StoreUint64(&st.freeMask[1], 0)
 	}
 }
 

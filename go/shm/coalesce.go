@@ -233,9 +233,7 @@ func (e *Engine) coalesceLocked() (largest int) {
 		off += classSizes[c]
 	}
 	atomic.StoreUint64(e.word(hCoalesce), self())
-	for i := uint64(0); i < e.stripes*e.classes; i++ {
-		*e.word(e.freeOff + i*8) = 0
-	}
+	e.emptyFreeLists()
 	crashPoint(crashListsEmptied)
 	deal := uint64(0)
 	push := func(off uint64) {
@@ -304,9 +302,7 @@ func (e *Engine) lowerBump() {
 		off += classSizes[c]
 	}
 	atomic.StoreUint64(e.word(hCoalesce), self())
-	for i := uint64(0); i < e.stripes*e.classes; i++ {
-		*e.word(e.freeOff + i*8) = 0
-	}
+	e.emptyFreeLists()
 	for i := len(offs) - 1; i >= 0 && e.rec(offs[i]).kind == kindFree; i-- {
 		q := offs[i]
 		clear(e.mem[q+recHeader : bump])

@@ -42,9 +42,7 @@ func (e *Engine) compactLocked(span uint64) bool {
 		return false
 	}
 	atomic.StoreUint64(e.word(hCoalesce), self())
-	for i := uint64(0); i < e.stripes*e.classes; i++ {
-		*e.word(e.freeOff + i*8) = 0
-	}
+	e.emptyFreeLists()
 	crashPoint(crashListsEmptied)
 	// The free blocks outside every chosen stretch, by class.
 	pool := make([][]uint64, e.classes)

@@ -62,6 +62,9 @@ func (e *Engine) repair(si, held uint64) {
 		head := e.freeHead(si, c)
 		if off := *head; off != 0 && !e.isFree(off, c) {
 			atomic.StoreUint64(head, 0)
+			clearFreeBit(st, c)
+		} else if off != 0 {
+			setFreeBit(st, c) // a mask left clear is healed where the list is walked
 		}
 	}
 	if aOff != 0 && !aReach {

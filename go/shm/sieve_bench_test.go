@@ -35,7 +35,7 @@ func BenchmarkSetEvictableRoom(b *testing.B) {
 
 func BenchmarkSetEvictableFull(b *testing.B) {
 	e := newTestEngine(b, 16<<20, Config{CompressMin: -1})
-	value := make([]byte, 1000)
+	value := make([]byte, 1200)
 	for i := 0; ; i++ {
 		e.SetEvictable("fill:"+strconv.Itoa(i), value, 0)
 		if st, _ := e.Stats(); st.Evicted > 0 {
@@ -49,7 +49,7 @@ func BenchmarkSetEvictableFull(b *testing.B) {
 }
 
 func benchCacheWrites(b *testing.B, e *Engine, keys int) {
-	value := make([]byte, 1000)
+	value := make([]byte, 1200)
 	names := make([]string, min(keys, 1<<20))
 	for i := range names {
 		names[i] = "k:" + strconv.Itoa(i)
