@@ -217,6 +217,7 @@ bench: all $(FLOOR_LIB)
 	@mkdir -p $(BUILD)/out
 	cd go && go test -run '^$$' -bench . -benchmem -count 5 ./store/ ./shm/ | tee ../$(BUILD)/out/go-bench.txt
 	$(PHP) -n bench/lock_pair.php
+	$(PHP) -n bench/cache.php
 	$(PHP) -n bench/lease_pair.php
 	$(PHP) -n bench/bridges.php
 	bench/server.sh
