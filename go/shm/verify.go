@@ -74,7 +74,7 @@ func (e *Engine) Verify() error {
 			report("stripe %d: SIEVE queue: %s", si, p)
 		}
 		for c := uint64(0); c < e.classes; c++ {
-			if *e.freeHead(si, c) != 0 && st.freeMask[c/64]&(1<<(c%64)) == 0 {
+			if *e.freeHead(si, c) != 0 && atomic.LoadUint64(&st.freeMask[c/64])&(1<<(c%64)) == 0 {
 				report("stripe %d free list %d: holds blocks, but its freeMask bit is clear (no other stripe would steal them)", si, c)
 			}
 			n := uint64(0)
