@@ -371,8 +371,18 @@ func checkCacheHeld(h *harness) {
 		}
 	}
 	h.allHeld(stored, "filled with evictable writes where they are held")
-	if err := h.e.Set(h.target.fullName("held"), []byte("x"), 0); !errors.Is(err, kv.ErrFull) {
-		t.Errorf("a held write into a store full of (held) evictable writes: %v, want kv.ErrFull", err)
+	// A Redis counts its memory loosely (client buffers shrink after a
+	// refusal): a held write may fit once or twice more, never forever.
+	refused := false
+	for i := 0; i < 20 && !refused; i++ {
+		err := h.e.Set(h.target.fullName(fmt.Sprint("held", i)), []byte("x"), 0)
+		refused = errors.Is(err, kv.ErrFull)
+		if !refused {
+			h.noErr("a held write into a full store", err)
+		}
+	}
+	if !refused {
+		t.Error("20 held writes into a store full of (held) evictable writes all fit, want kv.ErrFull")
 	}
 	if st := h.stats(); st.Evicted != 0 || st.BytesEvictable != 0 {
 		t.Errorf("evicted %d, bytes_evictable %d where nothing is evictable", st.Evicted, st.BytesEvictable)
