@@ -20,6 +20,7 @@ declare(strict_types=1);
 // Knobs: ROUNDS (5) SECONDS (0.2 per sample) PROCS (4) BACKENDS (a comma
 // list of row labels' first words: ephpm-kv,redis,cluster,etcd)
 // EPHPM_BENCH_ETCD_PORT (the etcd members' first port; default: free ports picked by etcd-cluster.sh)
+require __DIR__ . '/sample.inc';
 
 $begin = microtime(true);
 $root = dirname(__DIR__);
@@ -232,28 +233,7 @@ function sample(string $label, string $c, array $spec, int $procs, float $second
     }
     array_push($argv, __DIR__ . '/backends_loop.php', $c, (string)$procs, (string)$seconds, $target);
     $env = getenv() + ['BENCH_SERVER_PIDS' => implode(',', $pids)];
-    $p = proc_open($argv, [1 => ['pipe', 'w']], $pipes, null, $env);
-    $out = (string)stream_get_contents($pipes[1]);
-    fclose($pipes[1]);
-    $rc = proc_close($p);
-    $got = json_decode(trim($out), true);
-    if ($rc !== 0 || !is_array($got)) {
-        fwrite(STDERR, "backends: $label $c x$procs failed (exit $rc): $out\n");
-        exit(1);
-    }
-    return $got;
-}
-
-function median(array $xs): float
-{
-    sort($xs);
-    $n = count($xs);
-    return $n % 2 ? $xs[intdiv($n, 2)] : ($xs[$n / 2 - 1] + $xs[$n / 2]) / 2;
-}
-
-function loadavg(): string
-{
-    return implode(' ', array_slice(explode(' ', (string)@file_get_contents('/proc/loadavg')), 0, 3));
+    return run_sample($argv, "backends: $label $c x$procs", $env);
 }
 
 $load0 = loadavg();

@@ -28,6 +28,7 @@
 // bench; make bench does all of that)
 // Knobs: ROUNDS (9) ITERATIONS (20000 per operation; a slow operation's batches
 // are cut to ~25 ms)
+require __DIR__ . '/sample.inc';
 
 $root = dirname(__DIR__);
 $rounds = (int)(getenv('ROUNDS') ?: 9);
@@ -68,28 +69,7 @@ function run(string $contender, int $iterations): array
         array_push($cmd, '-d', preg_replace('/\[.*\]$/', '', $k) . "=$v");
     }
     array_push($cmd, __DIR__ . '/bridges_loop.php', $contender, (string)$iterations);
-    $p = proc_open($cmd, [1 => ['pipe', 'w']], $pipes);
-    $out = stream_get_contents($pipes[1]);
-    fclose($pipes[1]);
-    $rc = proc_close($p);
-    $got = json_decode(trim($out), true);
-    if ($rc !== 0 || !is_array($got)) {
-        fwrite(STDERR, "bridges: $contender failed (exit $rc): $out\n");
-        exit(1);
-    }
-    return $got;
-}
-
-function median(array $xs): float
-{
-    sort($xs);
-    $n = count($xs);
-    return $n % 2 ? $xs[intdiv($n, 2)] : ($xs[$n / 2 - 1] + $xs[$n / 2]) / 2;
-}
-
-function loadavg(): string
-{
-    return implode(' ', array_slice(explode(' ', (string)@file_get_contents('/proc/loadavg')), 0, 3));
+    return run_sample($cmd, "bridges: $contender");
 }
 
 $t0 = hrtime(true);

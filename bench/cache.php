@@ -13,6 +13,7 @@
 //
 // Usage: php bench/cache.php   (after make all and build/deps.sh bench)
 // Knobs: ROUNDS (3) READS (1000000) WRITES (3000)
+require __DIR__ . '/sample.inc';
 
 $root = dirname(__DIR__);
 $rounds = (int) (getenv('ROUNDS') ?: 3);
@@ -33,28 +34,7 @@ function run(string $label, string ...$args): array
         array_push($cmd, '-d', "$k=$v");
     }
     array_push($cmd, __DIR__ . '/cache_loop.php', $who, ...$args);
-    $p = proc_open($cmd, [1 => ['pipe', 'w']], $pipes);
-    $out = stream_get_contents($pipes[1]);
-    fclose($pipes[1]);
-    $rc = proc_close($p);
-    $got = json_decode(trim($out), true);
-    if ($rc !== 0 || !is_array($got)) {
-        fwrite(STDERR, "cache: $label failed (exit $rc): $out\n");
-        exit(1);
-    }
-    return $got;
-}
-
-function median(array $xs): float
-{
-    sort($xs);
-    $n = count($xs);
-    return $n % 2 ? $xs[intdiv($n, 2)] : ($xs[$n / 2 - 1] + $xs[$n / 2]) / 2;
-}
-
-function fmt(array $xs, int $d = 0): string
-{
-    return sprintf("%.{$d}f (%.{$d}f-%.{$d}f)", median($xs), min($xs), max($xs));
+    return run_sample($cmd, "cache: $label");
 }
 
 // Key k drawn with weight 1/(k+1)^0.99, as go/kv/cachesim's ZipfTrace.

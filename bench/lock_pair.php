@@ -14,6 +14,7 @@
 // Usage: php bench/lock_pair.php   (after make all, the floor library and
 // build/deps.sh bench; make bench does all of that)
 // Knobs: ROUNDS (9) ITERATIONS (200000) CONTEND_ROUNDS (5) CONTEND_SECONDS (1)
+require __DIR__ . '/sample.inc';
 
 $root = dirname(__DIR__);
 $rounds = (int)(getenv('ROUNDS') ?: 9);
@@ -58,34 +59,7 @@ function run(string $label, string $mode, string $amount): array
         array_push($cmd, '-d', "$k=$v");
     }
     array_push($cmd, __DIR__ . '/lock_pair_loop.php', $loop, $mode, $amount, $engine);
-    $p = proc_open($cmd, [1 => ['pipe', 'w']], $pipes);
-    $out = stream_get_contents($pipes[1]);
-    fclose($pipes[1]);
-    $rc = proc_close($p);
-    $got = json_decode(trim($out), true);
-    if ($rc !== 0 || !is_array($got)) {
-        fwrite(STDERR, "lock_pair: $label $mode failed (exit $rc): $out\n");
-        exit(1);
-    }
-    return $got;
-}
-
-function median(array $xs): float
-{
-    sort($xs);
-    $n = count($xs);
-    return $n % 2 ? $xs[intdiv($n, 2)] : ($xs[$n / 2 - 1] + $xs[$n / 2]) / 2;
-}
-
-// fmt(xs, decimals): "median (min-max)"
-function fmt(array $xs, int $d = 0): string
-{
-    return sprintf("%.{$d}f (%.{$d}f-%.{$d}f)", median($xs), min($xs), max($xs));
-}
-
-function loadavg(): string
-{
-    return implode(' ', array_slice(explode(' ', (string)@file_get_contents('/proc/loadavg')), 0, 3));
+    return run_sample($cmd, "lock_pair: $label $mode");
 }
 
 // 1. One process.
