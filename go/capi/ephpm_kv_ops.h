@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EPHPM_KV_ABI_VERSION 2 /* 2: ephpm_kv_stats grew (fences, quarantined, evicted, bytes_evictable), ephpm_kv_config.shm_lock_timeout, set_evictable */
+#define EPHPM_KV_ABI_VERSION 2 /* 2: ephpm_kv_stats grew (fences, quarantined, evicted, bytes_evictable), ephpm_kv_config.shm_lock_timeout, set_evictable, get_multi, setnx_evictable */
 #define EPHPM_KV_MAX_KEY_SIZE (64 * 1024)
 #define EPHPM_KV_MAX_TTL_SECONDS INT64_C(3153600000) /* 100 years: kv.MaxTTL */
 #define EPHPM_KV_ERROR_MESSAGE_SIZE 256
@@ -257,6 +257,12 @@ typedef struct ephpm_kv_ops {
 	 * after set_evictable. */
 	int (*get_multi)(size_t n, const char *const *keys, const size_t *key_lens,
 	                 char *buf, size_t cap, int64_t *lens, size_t *need, ephpm_kv_error *err);
+	/* setnx, storing an evictable entry (a cache's add; never a lock): 1
+	 * stored, 0 a live entry of either kind was there. A held setnx on an
+	 * engine without evictable entries. Check EPHPM_OPS_HAS: appended after
+	 * get_multi. */
+	int (*setnx_evictable)(const char *key, size_t key_len, const char *val, size_t val_len,
+	                       int64_t ttl_ns, ephpm_kv_error *err);
 } ephpm_kv_ops;
 
 /* The library's only entry point besides the table itself. */

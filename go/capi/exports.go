@@ -131,6 +131,13 @@ func ephpmKvSetEvictable(key *C.char, keyLen C.size_t, val *C.char, valLen C.siz
 	return boolRC(true, err, cerr)
 }
 
+//export ephpmKvSetnxEvictable
+func ephpmKvSetnxEvictable(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	ok, err := kv.SetNXEvictable(engine(), goString(key, keyLen), goBytes(val, valLen), time.Duration(ttl))
+	return boolRC(ok, err, cerr)
+}
+
 //export ephpmKvSetnx
 func ephpmKvSetnx(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)

@@ -35,6 +35,9 @@ static int kv_set(const char *k, size_t kl, const char *v, size_t vl, int64_t tt
 static int kv_set_evictable(const char *k, size_t kl, const char *v, size_t vl, int64_t ttl, ephpm_kv_error *err)
 { return ephpmKvSetEvictable(K k, kl, K v, vl, ttl, err); }
 
+static int kv_setnx_evictable(const char *k, size_t kl, const char *v, size_t vl, int64_t ttl, ephpm_kv_error *err)
+{ return ephpmKvSetnxEvictable(K k, kl, K v, vl, ttl, err); }
+
 static int kv_get_multi(size_t n, const char *const *k, const size_t *kl, char *buf, size_t cap,
 	int64_t *lens, size_t *need, ephpm_kv_error *err)
 { return ephpmKvGetMulti(n, (char **)k, (size_t *)kl, buf, cap, lens, need, err); }
@@ -153,6 +156,7 @@ static const ephpm_kv_ops table = {
 	.lease_ttl = kv_lease_ttl,
 	.set_evictable = kv_set_evictable,
 	.get_multi = kv_get_multi,
+	.setnx_evictable = kv_setnx_evictable,
 };
 
 const ephpm_kv_ops *ephpm_kv_get_ops(void)

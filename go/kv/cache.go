@@ -19,6 +19,10 @@ import "time"
 type Cache interface {
 	// SetEvictable is Set, storing an evictable entry.
 	SetEvictable(key string, value []byte, ttl time.Duration) error
+	// SetNXEvictable is SetNX, storing an evictable entry: an add to a
+	// cache (a WordPress add(), APCu's apcu_add) that a full store may
+	// evict. A lock must not use it.
+	SetNXEvictable(key string, value []byte, ttl time.Duration) (bool, error)
 }
 
 // SetEvictable stores value under key as an evictable entry on an engine
@@ -29,4 +33,13 @@ func SetEvictable(e Engine, key string, value []byte, ttl time.Duration) error {
 		return c.SetEvictable(key, value, ttl)
 	}
 	return e.Set(key, value, ttl)
+}
+
+// SetNXEvictable is SetNX storing an evictable entry on an engine that has
+// them, and a held one (SetNX) on one that does not.
+func SetNXEvictable(e Engine, key string, value []byte, ttl time.Duration) (bool, error) {
+	if c, ok := e.(Cache); ok {
+		return c.SetNXEvictable(key, value, ttl)
+	}
+	return e.SetNX(key, value, ttl)
 }

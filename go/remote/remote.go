@@ -635,31 +635,48 @@ func (e *Engine) Set(key string, value []byte, ttl time.Duration) error {
 // refuses (ErrEvicting). On an ephpm-kv server older than the command, a
 // SET too.
 func (e *Engine) SetEvictable(key string, value []byte, ttl time.Duration) error {
+	ok, err := e.setEvictable(key, value, ttl, false)
+	if err == nil && !ok {
+		return e.classify(errProtocolReply{"nil reply to EPHPM.SETEVICTABLE"})
+	}
+	return err
+}
+
+// SetNXEvictable implements kv.Cache: EPHPM.SETEVICTABLE with NX, or on a
+// Valkey, a Redis or an older ephpm-kv server a held SET NX.
+func (e *Engine) SetNXEvictable(key string, value []byte, ttl time.Duration) (bool, error) {
+	return e.setEvictable(key, value, ttl, true)
+}
+
+func (e *Engine) setEvictable(key string, value []byte, ttl time.Duration, nx bool) (bool, error) {
 	px, err := ms(ttl)
 	if err == nil {
 		err = kv.CheckKey(key)
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	if err := e.checkValue(value); err != nil {
-		return err
+		return false, err
 	}
-	ok, err := e.okCmd(func(c *client) {
+	return e.okCmd(func(c *client) {
 		if d := c.dialect; d.redis() || (d.kind == dialectEphpm && !d.evictable) {
-			setCmd(c, key, value, false, px)
+			setCmd(c, key, value, nx, px)
 			return
 		}
-		c.command(4)
+		n := 4
+		if nx {
+			n++
+		}
+		c.command(n)
 		c.arg("EPHPM.SETEVICTABLE")
 		c.arg(key)
 		c.argBytes(value)
 		c.argInt(px)
+		if nx {
+			c.arg("NX")
+		}
 	})
-	if err == nil && !ok {
-		return e.classify(errProtocolReply{"nil reply to EPHPM.SETEVICTABLE"})
-	}
-	return err
 }
 
 var _ kv.Cache = (*Engine)(nil)

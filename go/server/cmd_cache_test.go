@@ -26,8 +26,9 @@ func infoField(t *testing.T, info, name string) int64 {
 	return n
 }
 
-// EPHPM.SETEVICTABLE key value ms: a SET (ttl in ms, 0 none) of cache,
-// refused as the other EPHPM commands refuse their arguments.
+// EPHPM.SETEVICTABLE key value ms [NX]: a SET (ttl in ms, 0 none) of
+// cache, refused as the other EPHPM commands refuse their arguments; with
+// NX, nil over a live entry of either kind.
 func TestSetEvictableCommand(t *testing.T) {
 	_, addr := startServer(t, Config{Store: storeCfg(1<<20, 1024)})
 	runSteps(t, dial(t, "unix", addr), []step{
@@ -39,6 +40,12 @@ func TestSetEvictableCommand(t *testing.T) {
 		cmd("*", "EPHPM.SETEVICTABLE", "", "v", "0"),
 		cmd("*", "EPHPM.SETEVICTABLE", "big", strings.Repeat("x", 1025), "0"),
 		cmd("0", "EXISTS", "big"), cmd(`"w"`, "GET", "k"),
+		cmd("(nil)", "EPHPM.SETEVICTABLE", "k", "x", "0", "NX"), cmd(`"w"`, "GET", "k"),
+		cmd("OK", "SET", "lock", "token"), cmd("(nil)", "EPHPM.SETEVICTABLE", "lock", "x", "0", "nx"),
+		cmd("OK", "EPHPM.SETEVICTABLE", "added", "a", "5000", "NX"), cmd(`"a"`, "GET", "added"), cmd("5", "TTL", "added"),
+		cmd("ERR syntax error", "EPHPM.SETEVICTABLE", "k2", "v", "0", "XX"),
+		cmd("ERR syntax error", "EPHPM.SETEVICTABLE", "k2", "v", "0", "NX", "NX"),
+		cmd("0", "EXISTS", "k2"), cmd(`"token"`, "GET", "lock"),
 	})
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strings"
 	"time"
 
 	"github.com/ephpm/ephpm-kv/kv"
@@ -77,19 +78,32 @@ func cmdEphpmIncrBy(s *Server, c *conn, a [][]byte) {
 	c.WriteInt64(n)
 }
 
-// EPHPM.SETEVICTABLE key value ms: SET of an evictable entry (kv.Cache),
-// which the store may evict to make room for any write; every other write
-// stores a held entry, never evicted.
+// EPHPM.SETEVICTABLE key value ms [NX]: SET of an evictable entry
+// (kv.Cache), which the store may evict to make room for any write; every
+// other write stores a held entry, never evicted. With NX, as SET's: OK
+// when stored, nil when a live entry was there.
 func cmdSetEvictable(s *Server, c *conn, a [][]byte) {
 	ttl, ok := msArg(c, a[3], a)
 	if !ok {
 		return
 	}
-	if _, err := s.store.SetWith(key(a[1]), a[2], store.SetOptions{TTL: ttl, Evictable: true}); err != nil {
-		writeStoreErr(c, err)
+	opt := store.SetOptions{TTL: ttl, Evictable: true}
+	switch {
+	case len(a) == 5 && strings.EqualFold(string(a[4]), "nx"):
+		opt.Cond = store.IfAbsent
+	case len(a) > 4:
+		c.WriteError(errSyntax)
 		return
 	}
-	c.WriteString("OK")
+	res, err := s.store.SetWith(key(a[1]), a[2], opt)
+	switch {
+	case err != nil:
+		writeStoreErr(c, err)
+	case !res.Stored:
+		c.WriteNull()
+	default:
+		c.WriteString("OK")
+	}
 }
 
 // EPHPM.STATS: the store's counters as name/value pairs (kv.StatsFields).

@@ -68,7 +68,7 @@ var commandList = []command{
 	{"ephpm.incrby", 4, false, cmdEphpmIncrBy},
 	{"ephpm.stats", 1, false, cmdStats},
 	{"ephpm.setiflocked", 7, false, cmdSetIfLocked},
-	{"ephpm.setevictable", 4, false, cmdSetEvictable},
+	{"ephpm.setevictable", -4, false, cmdSetEvictable},
 
 	{"ephpm.leaseacquire", 7, false, cmdLeaseAcquire},
 	{"ephpm.leaserelease", 3, false, cmdLeaseRelease},

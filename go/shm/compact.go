@@ -62,9 +62,13 @@ func (e *Engine) compactLocked(span uint64) bool {
 			r := e.rec(off)
 			next := off + classSizes[r.class]
 			switch {
-			case r.kind == kindUser && r.flags&flagEvictable != 0:
-				si := uint64(r.hash) & e.stripeMask
-				e.evictAt(si, e.stripe(si), off) // cache: dropped, not moved
+			case r.kind == kindUser && r.flags&(flagEvictable|flagVisited) == flagEvictable:
+				// Cache not read since the hand last passed: dropped, as
+				// the hand would drop it. Cache read since is moved.
+				si, h := uint64(r.hash)&e.stripeMask, r.hash
+				if e.evictAt(si, e.stripe(si), off) {
+					e.ghostAdd(h)
+				}
 			case (r.kind == kindUser || r.kind == kindFence) && !e.move(off, pool):
 				return true // no block left for it: what moved stays moved
 			}
@@ -91,7 +95,7 @@ func (e *Engine) chooseStretches(bump, span, free uint64) []stretch {
 		off += size
 		switch {
 		case r.kind == kindFree:
-		case r.kind == kindUser && r.flags&flagEvictable != 0: // evicted, not moved
+		case r.kind == kindUser && r.flags&(flagEvictable|flagVisited) == flagEvictable: // evicted, not moved
 		case (r.kind == kindUser || r.kind == kindFence) && uint64(r.class) < c:
 			cost += size
 		default:
@@ -166,7 +170,7 @@ func (e *Engine) move(off uint64, pool [][]uint64) bool {
 		}
 	}
 	crashPoint(crashMoved)
-	e.install(si, st, b, link, off, dst)
+	e.publish(si, st, b, link, off, dst, true)
 	atomic.AddUint64(e.word(hMoves), 1)
 	return true
 }

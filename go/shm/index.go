@@ -169,11 +169,20 @@ func (e *Engine) remove(si uint64, st *stripe, link *uint64, off uint64) {
 // when off is 0. One word store publishes it; the old block is freed
 // after. Both blocks are journaled until the end.
 func (e *Engine) install(si uint64, st *stripe, b uint64, link *uint64, off, blk uint64) {
+	e.publish(si, st, b, link, off, blk, false)
+}
+
+// publish is install; moved: blk is a copy of the record at off (compact),
+// which takes its place in the SIEVE queue, as old as it was, instead of
+// joining it as the newest.
+func (e *Engine) publish(si uint64, st *stripe, b uint64, link *uint64, off, blk uint64, moved bool) {
 	nr := e.rec(blk)
 	crashPoint(crashWritten)
 	if off != 0 {
 		old := e.rec(off)
-		if old.flags&flagEvictable != 0 {
+		if moved && old.flags&flagEvictable != 0 {
+			e.queueReplace(st, off, blk)
+		} else if old.flags&flagEvictable != 0 {
 			e.queueUnlink(st, off)
 		}
 		st.jFree = journal(off, uint64(old.class))
@@ -189,7 +198,7 @@ func (e *Engine) install(si uint64, st *stripe, b uint64, link *uint64, off, blk
 		crashPoint(crashPublished)
 	}
 	e.account(st, nr)
-	if nr.flags&flagEvictable != 0 {
+	if nr.flags&flagEvictable != 0 && !moved {
 		e.queuePush(st, blk)
 	}
 	st.jAlloc, st.jFree = 0, 0

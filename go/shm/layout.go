@@ -2,6 +2,7 @@ package shm
 
 import (
 	"fmt"
+	"math/bits"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -13,7 +14,7 @@ import (
 // derived from the segment size alone, so size and version pin the layout.
 const (
 	segMagic      = "EPHPMSHM"
-	layoutVersion = 3 // 3: stripes keep a freeMask, which a v2 segment has all clear
+	layoutVersion = 4 // 3: stripes keep a freeMask, which a v2 segment has all clear; 4: ghost slots
 	headerSize    = 4096
 	stripeBytes   = 192 // three cache lines: the lock word and its stripe's counters, journal and SIEVE queue
 
@@ -76,6 +77,8 @@ type geometry struct {
 	stripesOff uint64
 	freeOff    uint64 // stripes*classes free list heads
 	bucketsOff uint64
+	ghostsOff  uint64 // ghost slots (ghost.go)
+	ghostShift uint64 // 32 - log2(ghost slots)
 	arenaOff   uint64
 	arenaEnd   uint64
 	maxChain   uint64 // more links than the arena holds blocks: a chain that loops
@@ -101,7 +104,10 @@ func geometryFor(size uint64) geometry {
 	// fits in the arena has a class.
 	g.classes = uint64(classFor(size)) + 1
 	g.bucketsOff = g.freeOff + g.stripes*g.classes*8
-	g.arenaOff = alignUp(g.bucketsOff+g.buckets*8, arenaAlign)
+	g.ghostsOff = g.bucketsOff + g.buckets*8
+	ghosts := max(g.buckets/ghostsPerBucket, 64)
+	g.ghostShift = 32 - uint64(bits.TrailingZeros64(ghosts))
+	g.arenaOff = alignUp(g.ghostsOff+ghosts*4, arenaAlign)
 	g.arenaEnd = size &^ (arenaAlign - 1)
 	g.maxChain = (g.arenaEnd-g.arenaOff)/classSizes[0] + 1
 	return g

@@ -84,14 +84,14 @@ func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64
 	return fence, ok, err
 }
 
-// How putPrepared writes: a held record over any, a held one only where
-// none is live (setnx), or an evictable one over any (sieve.go).
+// How putPrepared writes: putSet (0) a held record over any; putNX only
+// where none is live (setnx); putEvictable an evictable record (sieve.go).
 type putMode uint8
 
 const (
-	putSet putMode = iota
-	putNX
-	putEvictable
+	putSet       putMode = 0
+	putNX        putMode = 1
+	putEvictable putMode = 2
 )
 
 func (e *Engine) put(key string, value []byte, ttl time.Duration, mode putMode, fence *int64) (bool, error) {
@@ -122,7 +122,7 @@ func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, mode pu
 	b, h := e.locate(key)
 	si := b & e.stripeMask
 	need := recHeader + uint64(len(key)) + uint64(len(p.stored))
-	if mode == putEvictable {
+	if mode&putEvictable != 0 {
 		need = tailNeed(key, len(p.stored), queueWords)
 	}
 	var c clock
@@ -136,7 +136,7 @@ func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, mode pu
 		live := false
 		if off != 0 {
 			live = c.live(e.rec(off).deadline)
-			if mode == putNX && live {
+			if mode&putNX != 0 && live {
 				e.unlock(st, false)
 				return false, nil
 			}
@@ -165,8 +165,11 @@ func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, mode pu
 		if p.compressed {
 			flags = flagCompressed
 		}
-		if mode == putEvictable {
+		if mode&putEvictable != 0 {
 			flags |= flagEvictable
+			if (off == 0 || !live) && e.ghostTake(h) {
+				flags |= flagVisited // evicted a moment ago and wanted again (ghost.go)
+			}
 		}
 		e.writeRecord(blk, class, kindUser, flags, h, key, p.stored, p.plainLen, deadline)
 		if off != 0 && !live {

@@ -66,6 +66,25 @@ func (e *Engine) queueUnlink(st *stripe, off uint64) {
 	}
 }
 
+// queueReplace puts the record at to, a copy of the one at from (its
+// links with it), in from's place in stripe st's queue.
+func (e *Engine) queueReplace(st *stripe, from, to uint64) {
+	q := e.qlinks(to)
+	if q.older != 0 {
+		e.qlinks(q.older).newer = to
+	} else {
+		st.qOldest = to
+	}
+	if q.newer != 0 {
+		e.qlinks(q.newer).older = to
+	} else {
+		st.qNewest = to
+	}
+	if st.qHand == from {
+		st.qHand = to
+	}
+}
+
 // markVisited is a hit's whole cost to SIEVE: the flag, set once (the
 // checksum covers the flags, so it is sealed again; the caller has
 // checked it first).
@@ -93,10 +112,12 @@ func (e *Engine) evictStripe(si uint64, st *stripe, want uint64) (freed uint64) 
 		}
 		// Unvisited (or corrupt: cache may always go).
 		freed += classSizes[r.class]
+		h := r.hash
 		if !e.evictAt(si, st, off) {
 			st.qOldest, st.qNewest, st.qHand = 0, 0, 0 // not in a chain: a broken queue, rebuilt by the next repair
 			return freed
 		}
+		e.ghostAdd(h)
 	}
 	return freed
 }
@@ -176,19 +197,29 @@ func (e *Engine) evictableBytes() (n int64) {
 
 // SetEvictable implements kv.Cache.
 func (e *Engine) SetEvictable(key string, value []byte, ttl time.Duration) error {
+	_, err := e.putCache(key, value, ttl, putEvictable)
+	return err
+}
+
+// SetNXEvictable implements kv.Cache.
+func (e *Engine) SetNXEvictable(key string, value []byte, ttl time.Duration) (bool, error) {
+	return e.putCache(key, value, ttl, putEvictable|putNX)
+}
+
+func (e *Engine) putCache(key string, value []byte, ttl time.Duration, mode putMode) (bool, error) {
 	if err := kv.CheckKey(key); err != nil {
-		return err
+		return false, err
 	}
 	if err := kv.CheckTTL(ttl); err != nil {
-		return err
+		return false, err
 	}
 	p, err := e.prepare(value)
 	if err != nil {
-		return err
+		return false, err
 	}
-	_, err = e.putPrepared(key, &p, ttl, putEvictable, nil)
+	ok, err := e.putPrepared(key, &p, ttl, mode, nil)
 	p.release()
-	return err
+	return ok, err
 }
 
 var _ kv.Cache = (*Engine)(nil)

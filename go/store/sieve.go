@@ -138,12 +138,21 @@ func (s *Store) SetEvictable(key string, value []byte, ttl time.Duration) error 
 	return err
 }
 
+// SetNXEvictable implements kv.Cache.
+func (s *Store) SetNXEvictable(key string, value []byte, ttl time.Duration) (bool, error) {
+	res, err := s.SetWith(key, value, SetOptions{Cond: IfAbsent, TTL: ttl, Evictable: true})
+	return res.Stored, err
+}
+
 var _ kv.Cache = (*Store)(nil)
 
 // cached accounts an evictable entry that entered the map, under its
 // bucket lock.
 func (s *Store) cached(it *item) {
 	c := it.cache()
+	if s.ghosts.take(c.key) {
+		c.visited.Store(true) // evicted a moment ago and wanted again (ghost.go)
+	}
 	s.evictable.Add(it.mem(c.key))
 	s.cacheQ.push(c)
 }
@@ -173,6 +182,7 @@ func (s *Store) evictOne() bool {
 		} else {
 			s.forget(c.key, cur)
 			s.evicted.Inc()
+			s.ghosts.add(c.key)
 		}
 		return cur, xsync.DeleteOp
 	})

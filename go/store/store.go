@@ -66,6 +66,7 @@ type Store struct {
 	compressed                      atomic.Int64
 
 	cacheQ      sieve        // the evictable entries, for eviction (sieve.go)
+	ghosts      ghosts       // keys evicted lately (ghost.go)
 	evictable   atomic.Int64 // bytes of used that evictable entries hold
 	evicted     *xsync.Counter
 	lastReclaim atomic.Int64 // nanotime of the last full reclaim of expired entries
@@ -100,6 +101,7 @@ func New(cfg Config) *Store {
 		swept:    make(chan struct{}),
 	}
 	s.fm.init()
+	s.ghosts.init(s.cfg.MemoryLimit)
 	go s.sweepLoop()
 	return s
 }
