@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: add5e054108cb945be352163c0978c3bb6fe27cf */
+ * Stub hash: 177d80c2020eb09f6bfbbab00be14f700802836f */
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_get, 0, 1, IS_STRING, 1)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
@@ -29,6 +29,8 @@ ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_setnx, 0, 2, _IS_BOOL, 
 	ZEND_ARG_TYPE_INFO(0, value, IS_STRING, 0)
 	ZEND_ARG_TYPE_MASK(0, ttl, MAY_BE_LONG|MAY_BE_DOUBLE, "0")
 ZEND_END_ARG_INFO()
+
+#define arginfo_ephpm_kv_add arginfo_ephpm_kv_set
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_del, 0, 1, IS_LONG, 0)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
@@ -173,6 +175,7 @@ ZEND_FUNCTION(ephpm_kv_set);
 ZEND_FUNCTION(ephpm_kv_get_multi);
 ZEND_FUNCTION(ephpm_kv_remember);
 ZEND_FUNCTION(ephpm_kv_setnx);
+ZEND_FUNCTION(ephpm_kv_add);
 ZEND_FUNCTION(ephpm_kv_del);
 ZEND_FUNCTION(ephpm_kv_del_if_eq);
 ZEND_FUNCTION(ephpm_kv_exists);
@@ -219,6 +222,7 @@ static const zend_function_entry ext_functions[] = {
 	ZEND_FE(ephpm_kv_get_multi, arginfo_ephpm_kv_get_multi)
 	ZEND_FE(ephpm_kv_remember, arginfo_ephpm_kv_remember)
 	ZEND_FE(ephpm_kv_setnx, arginfo_ephpm_kv_setnx)
+	ZEND_FE(ephpm_kv_add, arginfo_ephpm_kv_add)
 	ZEND_FE(ephpm_kv_del, arginfo_ephpm_kv_del)
 	ZEND_FE(ephpm_kv_del_if_eq, arginfo_ephpm_kv_del_if_eq)
 	ZEND_FE(ephpm_kv_exists, arginfo_ephpm_kv_exists)

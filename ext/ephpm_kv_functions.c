@@ -221,15 +221,17 @@ store_error:
 	RETURN_THROWS();
 }
 
-/* set and setnx share their arguments; set also takes $evictable (setnx
- * writes a lock: always held). */
-static void store_value(INTERNAL_FUNCTION_PARAMETERS, bool only_if_absent)
+/* set, setnx and add share their arguments; set and add also take
+ * $evictable (setnx writes a lock: always held). */
+typedef enum { STORE_SET, STORE_SETNX, STORE_ADD } store_mode;
+
+static void store_value(INTERNAL_FUNCTION_PARAMETERS, store_mode mode)
 {
 	zend_string *key, *value;
 	zval *ttl = NULL;
 	bool evictable = false;
 	int64_t ttl_ns = 0;
-	ZEND_PARSE_PARAMETERS_START(2, only_if_absent ? 3 : 4)
+	ZEND_PARSE_PARAMETERS_START(2, mode == STORE_SETNX ? 3 : 4)
 		Z_PARAM_STR(key)
 		Z_PARAM_STR(value)
 		Z_PARAM_OPTIONAL
@@ -242,24 +244,31 @@ static void store_value(INTERNAL_FUNCTION_PARAMETERS, bool only_if_absent)
 	EPHPM_OPS(ops);
 	ephpm_kv_error err;
 	int rc;
-	if (only_if_absent) {
-		rc = ops->setnx(STR_ARGS(key), STR_ARGS(value), ttl_ns, &err);
-	} else if (evictable && EPHPM_OPS_HAS(ops, set_evictable)) {
-		rc = ops->set_evictable(STR_ARGS(key), STR_ARGS(value), ttl_ns, &err);
+	if (mode == STORE_SET) {
+		rc = evictable && EPHPM_OPS_HAS(ops, set_evictable)
+			? ops->set_evictable(STR_ARGS(key), STR_ARGS(value), ttl_ns, &err)
+			: ops->set(STR_ARGS(key), STR_ARGS(value), ttl_ns, &err);
+	} else if (mode == STORE_ADD && evictable && EPHPM_OPS_HAS(ops, setnx_evictable)) {
+		rc = ops->setnx_evictable(STR_ARGS(key), STR_ARGS(value), ttl_ns, &err);
 	} else {
-		rc = ops->set(STR_ARGS(key), STR_ARGS(value), ttl_ns, &err);
+		rc = ops->setnx(STR_ARGS(key), STR_ARGS(value), ttl_ns, &err);
 	}
 	RETURN_RC_BOOL(rc, err);
 }
 
 PHP_FUNCTION(ephpm_kv_set)
 {
-	store_value(INTERNAL_FUNCTION_PARAM_PASSTHRU, false);
+	store_value(INTERNAL_FUNCTION_PARAM_PASSTHRU, STORE_SET);
 }
 
 PHP_FUNCTION(ephpm_kv_setnx)
 {
-	store_value(INTERNAL_FUNCTION_PARAM_PASSTHRU, true);
+	store_value(INTERNAL_FUNCTION_PARAM_PASSTHRU, STORE_SETNX);
+}
+
+PHP_FUNCTION(ephpm_kv_add)
+{
+	store_value(INTERNAL_FUNCTION_PARAM_PASSTHRU, STORE_ADD);
 }
 
 PHP_FUNCTION(ephpm_kv_del)

@@ -18,6 +18,7 @@ ephpm_kv_set(string $key, string $value, int|float $ttl = %d, bool $evictable = 
 ephpm_kv_get_multi(array $keys): array
 ephpm_kv_remember(string $key, callable $compute, int|float $ttl = %d, bool $evictable = true, float $wait = %d): string
 ephpm_kv_setnx(string $key, string $value, int|float $ttl = %d): bool
+ephpm_kv_add(string $key, string $value, int|float $ttl = %d, bool $evictable = false): bool
 ephpm_kv_del(string $key): int
 ephpm_kv_del_if_eq(string $key, string $token): bool
 ephpm_kv_exists(string $key): bool

@@ -19,6 +19,7 @@ if (ephpm_test_on_etcd()) {
 --EXPECT--
 ephpm_kv_set: ok
 ephpm_kv_setnx: ok
+ephpm_kv_add: ok
 ephpm_kv_incr: ok
 ephpm_kv_expire: ok
 ephpm_kv_expire_if_eq: ok

@@ -34,6 +34,13 @@ namespace {
     /** False only when a live entry already exists. */
     function ephpm_kv_setnx(string $key, string $value, int|float $ttl = 0): bool {}
 
+    /**
+     * A cache's add (apcu_add(), Memcached::add()): setnx that can store an
+     * evictable entry. False only when a live entry of either kind already
+     * exists. A lock takes setnx: a lock must never be evictable.
+     */
+    function ephpm_kv_add(string $key, string $value, int|float $ttl = 0, bool $evictable = false): bool {}
+
     function ephpm_kv_del(string $key): int {}
 
     /** Deletes only while the live value equals $token, in one atomic step. */

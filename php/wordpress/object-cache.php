@@ -32,8 +32,8 @@
  * value read is also kept for the rest of the request (a runtime cache, as
  * core's), and objects are cloned in and out, as core does.
  *
- * Atomicity: add() is ephpm_kv_setnx, so two requests adding one key get one
- * winner. replace() checks and then sets (the engine has no set-if-exists); an
+ * Atomicity: add() is ephpm_kv_add (setnx writing cache), so two requests
+ * adding one key get one winner. replace() checks and then sets (the engine has no set-if-exists); an
  * incr/decr racing a delete may recreate the key (without its TTL); decr
  * below zero ends at 0 through a compensating incr, so concurrent decrs compose.
  * A non-integer value is incremented by a read-modify-write, as core would.
@@ -122,7 +122,10 @@ if ( ! class_exists( 'WP_Object_Cache', false ) ) :
 				return false;
 			}
 			if ( $this->persistent( $group ) ) {
-				$added = $this->kv( 'ephpm_kv_setnx', $this->store_key( $key, $group ), $this->encode( $data ), $this->ttl( $expire ) );
+				// Cache, as set()'s: core adds most of what it caches (options,
+				// posts' meta), so a held add would fill the store with the
+				// generations flushes leave behind.
+				$added = $this->kv( 'ephpm_kv_add', $this->store_key( $key, $group ), $this->encode( $data ), $this->ttl( $expire ), true );
 				if ( ! $added ) {
 					return false;
 				}

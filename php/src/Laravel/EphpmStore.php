@@ -23,7 +23,10 @@ use Illuminate\Contracts\Cache\LockProvider;
  *
  * add() is one setnx, so Repository::add() with a TTL is atomic. (Without a
  * TTL, Laravel 8's Repository::add() does not call the store's add() but a
- * get() then forever(): that gap is Laravel's, not this store's.)
+ * get() then forever(): that gap is Laravel's, not this store's.) Its entry
+ * is held, where put()'s is cache: Laravel coordinates with add() (the
+ * RateLimiter's timer, a schedule's mutex without locks), and an evicted
+ * timer would reset a limit.
  *
  * flush() (`php artisan cache:clear`) drops this prefix's cached items and
  * nothing else: it bumps the prefix's generation counter with one atomic
