@@ -91,6 +91,31 @@ func ephpmKvGetMulti(n C.size_t, keys **C.char, keyLens *C.size_t, buf *C.char, 
 	ks, kl, ls := unsafe.Slice(keys, int(n)), unsafe.Slice(keyLens, int(n)), unsafe.Slice(lens, int(n))
 	dst := goBytes(buf, bufCap)
 	used, total := 0, 0
+	if mg, ok := e.(kv.MultiGetter); ok { // a server: one round trip
+		names := make([]string, len(ks))
+		for i := range ks {
+			names[i] = goString(ks[i], kl[i])
+		}
+		err := mg.GetMulti(names, func(i int, v []byte, found bool) {
+			if !found {
+				ls[i] = -1
+				return
+			}
+			ls[i] = C.int64_t(len(v))
+			if used == total && len(v) <= len(dst)-used {
+				used += copy(dst[used:], v)
+			}
+			total += len(v)
+		})
+		if err != nil {
+			return fail(cerr, err)
+		}
+		*need = C.size_t(total)
+		if total > used {
+			return 0
+		}
+		return 1
+	}
 	for i := range ks {
 		into := dst[:0]
 		if used == total { // every value so far is in buf

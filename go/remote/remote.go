@@ -589,6 +589,46 @@ func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
 	return n, found, nil
 }
 
+// GetMulti implements kv.MultiGetter: one MGET, one round trip.
+func (e *Engine) GetMulti(keys []string, fn func(i int, value []byte, found bool)) error {
+	for _, k := range keys {
+		if err := kv.CheckKey(k); err != nil {
+			return err
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	return e.roundTrip(func(c *client) {
+		c.command(1 + len(keys))
+		c.arg("MGET")
+		for _, k := range keys {
+			c.arg(k)
+		}
+	}, func(_ int, r *reply, c *client) error {
+		if r.kind != '*' || r.n != int64(len(keys)) {
+			return errUnexpected(r)
+		}
+		for i := range keys {
+			el, err := c.read()
+			if err != nil {
+				return err
+			}
+			switch {
+			case el.isNil():
+				fn(i, nil, false)
+			case el.kind == '$':
+				fn(i, el.data, true)
+			default:
+				return errUnexpected(&el) // the rest stays unread: the connection is dropped
+			}
+		}
+		return nil
+	})
+}
+
+var _ kv.MultiGetter = (*Engine)(nil)
+
 // keepValue copies v into dst when it fits, else keeps a copy for the Get
 // that follows with a larger buffer; it returns v's length.
 func (e *Engine) keepValue(key string, v, dst []byte) int {

@@ -201,6 +201,7 @@ func Run(t *testing.T, target Target) {
 		{"RateLimitChangedLimit", DefaultConfig, checkRateLimitChangedLimit},
 		{"RateLimitShorterWindow", DefaultConfig, checkRateLimitShorterWindow},
 		{"RateLimitBadArgs", DefaultConfig, checkRateLimitBadArgs},
+		{"GetMulti", DefaultConfig, checkGetMulti},
 		{"CacheSetEvictable", DefaultConfig, checkCacheSetEvictable},
 		{"CacheSetNXEvictable", DefaultConfig, checkCacheSetNXEvictable},
 		{"CacheHeldNeverEvicted", fullConfig, checkCacheHeldNeverEvicted},
