@@ -518,8 +518,8 @@ func checkCacheSetNXEvictable(h *harness) {
 // key), then reads every entry of the new one per request, adding what it
 // misses. The old generation keeps the visited marks its reads gave it, so
 // plain SIEVE evicts each new entry before its second read, request after
-// request; a store that evicts the old generation instead serves the whole
-// new one again within a few requests, round after round.
+// request; a store that evicts the old generation instead serves (nearly)
+// the whole new one again within a few requests, round after round.
 func checkCacheFlushedGenerations(h *harness) {
 	if !h.skipUnlessEvicts() {
 		return
@@ -528,7 +528,10 @@ func checkCacheFlushedGenerations(h *harness) {
 	n := int(h.limit() * 6 / 10 / 1000)
 	hits := h.flushSite(n, rounds, requests)
 	for round := 1; round < rounds; round++ {
-		if last := hits[round][requests-1]; last < n*99/100 {
+		// 85%: the segment's SIEVE runs per stripe, so a stripe whose cache
+		// is all being read may evict its own while another still holds old
+		// entries (94% seen); plain SIEVE serves 0 to 60% here.
+		if last := hits[round][requests-1]; last < n*85/100 {
 			h.t.Errorf("after flush %d, request %d served %d of %d entries (hits per request: %v)", round, requests, last, n, hits[round])
 		}
 	}
