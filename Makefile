@@ -15,18 +15,9 @@ GO_SRC    := $(shell find go -name '*.go' -o -name '*.h' -o -name '*.c' -o -name
 EXT_SRC   := config.m4 $(wildcard ext/*.c ext/*.h) go/capi/ephpm_kv_ops.h
 ABI_TEST  := $(BUILD)/out/abi_stress
 SIGURG_TEST := $(BUILD)/out/abi_sigurg
-# The library runs in PHP's threads: with asynchronous preemption on, the Go
-# runtime sends SIGURG to the thread that called it, which can land after the
-# call returned and cut PHP's usleep() or poll() short (EINTR). The runtime
-# reads GODEBUG from the process's initial environment, which the library
-# cannot change, and //go:debug and go.mod refuse asyncpreemptoff
-# (golang/go#71283), so the linker sets the runtime's built-in default; a
-# GODEBUG the user sets still wins (this -X replaces the go command's own
-# default, empty while go.mod's go line matches the toolchain). Checked by
-# test-abi (abi_sigurg.c).
-GO_LIB_FLAGS := -trimpath -buildmode=c-shared -ldflags=-X=runtime.godebugDefault=asyncpreemptoff=1
+include go-lib.mk # GO_LIB_FLAGS, shared with Makefile.frag (the phpize build)
 
-.PHONY: all deps demo test test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-stubs test-package test-packaging test-valgrind bench bench-sessions bench-idle stubs clean
+.PHONY: all deps demo check test test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-stubs test-package test-packaging test-valgrind bench bench-sessions bench-idle stubs clean
 
 all: deps $(LIB) $(EXT) $(SERVER)
 
@@ -56,6 +47,14 @@ demo: all
 	examples/backends_demo.sh
 
 test: all test-stubs test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-bridges test-package test-packaging test-valgrind
+
+# The edit-test loop, in under 2 minutes: formatting, vet, the stub, the
+# short Go tests of kv, store and shm, and the phpt suite on the shared
+# segment. `make test` is the whole suite.
+check: all test-stubs
+	cd go && test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt needed"; exit 1; }
+	cd go && go vet ./... && go test -count=1 -short ./kv/... ./store ./shm
+	build/phpt.sh shm phpt-check.log
 
 # go/etcdkv's tests start etcd clusters of their own (Debian's etcd-server).
 test-go:

@@ -745,11 +745,11 @@ func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock s
 // does not tell a client its quota (BytesLimit is Config's).
 func (e *Engine) Stats() (kv.Stats, error) {
 	st := kv.Stats{
-		BytesLimit: e.cfg.BytesLimit,
-		Hits:       e.hits.Load(),
-		Misses:     e.misses.Load(),
-		Rejected:   e.rejected.Load(),
-		ValueMax:   e.cfg.MaxValueSize,
+		BytesLimit:   e.cfg.BytesLimit,
+		Hits:         e.hits.Load(),
+		Misses:       e.misses.Load(),
+		Rejected:     e.rejected.Load(),
+		MaxValueSize: e.cfg.MaxValueSize,
 	}
 	cl, ctx, cancel, err := e.op()
 	if err != nil {

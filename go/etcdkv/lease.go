@@ -352,7 +352,7 @@ func grants(s *leaseSet, token []byte, mode kv.LeaseMode, limit int64) bool {
 // errTooMany: a new holder past kv.MaxLeaseHolders, or a writer's intent
 // past as many intents. An error, never a refusal: nobody holds it in a way
 // a wait would end.
-var errTooMany = fmt.Errorf("%w: a lease key holds at most %d holders (and %d writers' intents)", kv.ErrFull, kv.MaxLeaseHolders, kv.MaxLeaseHolders)
+var errTooMany = kv.ErrTooManyHolders
 
 // LeaseAcquire implements kv.Leases: read the set, decide, then one
 // transaction that applies the decision if the guard is still as read;

@@ -121,7 +121,7 @@ type Stats struct {
 	Expired        int64 // entries reclaimed after their ttl ran out
 	Rejected       int64 // writes refused because the store was full
 	Compressed     int64 // entries currently stored compressed
-	ValueMax       int64 // largest value accepted
+	MaxValueSize   int64 // largest value accepted
 	CompressMin    int64 // values at or above this size are tried compressed; 0 = off
 	Fences         int64 // fence records held (Fence), in BytesUsed but not in Keys; a Redis's are keys
 	Quarantined    int64 // entries found corrupt (a stray write into a shared segment), kept unreadable until they go

@@ -165,3 +165,8 @@ func CheckLeaseRenew(key string, token []byte, ttl time.Duration) error {
 	}
 	return CheckLeaseTTL(ttl)
 }
+
+// ErrTooManyHolders refuses a new holder of a key that has
+// MaxLeaseHolders live ones, or a writer's intent past as many: ErrFull,
+// since only the store's bound, not someone's hold, refuses it.
+var ErrTooManyHolders = fmt.Errorf("%w: a lease key holds at most %d holders (and %d writers' intents)", ErrFull, MaxLeaseHolders, MaxLeaseHolders)

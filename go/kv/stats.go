@@ -22,7 +22,7 @@ var StatsFields = [...]StatsField{
 	{"expired", func(s *Stats) *int64 { return &s.Expired }},
 	{"rejected", func(s *Stats) *int64 { return &s.Rejected }},
 	{"compressed", func(s *Stats) *int64 { return &s.Compressed }},
-	{"max_value_size", func(s *Stats) *int64 { return &s.ValueMax }},
+	{"max_value_size", func(s *Stats) *int64 { return &s.MaxValueSize }},
 	{"compress_min", func(s *Stats) *int64 { return &s.CompressMin }},
 	{"fences", func(s *Stats) *int64 { return &s.Fences }},
 	{"quarantined", func(s *Stats) *int64 { return &s.Quarantined }},

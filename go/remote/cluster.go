@@ -644,6 +644,6 @@ func (c *Cluster) Stats() (kv.Stats, error) {
 	if err != nil {
 		return kv.Stats{}, c.classify(err)
 	}
-	sum.ValueMax = c.maxVal
+	sum.MaxValueSize = c.maxVal
 	return sum, nil
 }

@@ -421,7 +421,7 @@ func TestRedisWithoutConfigCommand(t *testing.T) {
 		t.Fatalf("SetNXFenced: %d, %v, %v", f, ok, err)
 	}
 	st, err := e.Stats()
-	if err != nil || st.ValueMax != defaultMaxBulk || st.Keys != 2 {
+	if err != nil || st.MaxValueSize != defaultMaxBulk || st.Keys != 2 {
 		t.Fatalf("Stats: %+v, %v (want max_value_size %d, 2 keys: the lock and the fence counter)", st, err, defaultMaxBulk)
 	}
 }

@@ -71,7 +71,7 @@ func (e *Engine) readRedisStats(i int, r *reply, st *kv.Stats) error {
 		}
 	}
 	if limit := e.maxValue.Load(); limit > 0 {
-		st.ValueMax = limit
+		st.MaxValueSize = limit
 	}
 	return nil
 }

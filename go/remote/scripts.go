@@ -3,7 +3,6 @@ package remote
 import (
 	"crypto/sha1"
 	"encoding/hex"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -288,7 +287,7 @@ end
 
 // errTooManyHolders is the reply to a new holder past kv.MaxLeaseHolders
 // (or a writer's intent past as many intents): an error, never a false.
-var errTooManyHolders = kv.RESPReply(fmt.Errorf("%w: a lease key holds at most %d holders (and %d writers' intents)", kv.ErrFull, kv.MaxLeaseHolders, kv.MaxLeaseHolders))
+var errTooManyHolders = kv.RESPReply(kv.ErrTooManyHolders)
 
 var (
 	// KEYS: key, fence counter; ARGV: token, mode (1 shared, 2

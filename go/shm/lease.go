@@ -248,7 +248,7 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 		if ok && !holds && sc.others >= kv.MaxLeaseHolders {
 			// Not "someone else holds it": the set is as large as a key's gets.
 			e.unlock(op.st, sc.dropped)
-			return 0, false, fmt.Errorf("%w: %q has %d holders, the most one key takes", kv.ErrFull, key, kv.MaxLeaseHolders)
+			return 0, false, fmt.Errorf("%q: %w", key, kv.ErrTooManyHolders)
 		}
 		next := leaseEntry{mode: uint8(mode), exp: addSat(now, int64(ttl))}
 		fresh := false
@@ -271,7 +271,7 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 			}
 			if sc.intents >= kv.MaxLeaseHolders {
 				e.unlock(op.st, sc.dropped)
-				return 0, false, fmt.Errorf("%w: %q has %d writers' intents, the most one key takes", kv.ErrFull, key, kv.MaxLeaseHolders)
+				return 0, false, fmt.Errorf("%q: %w", key, kv.ErrTooManyHolders)
 			}
 		default:
 			e.unlock(op.st, sc.dropped)

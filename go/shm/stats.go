@@ -6,9 +6,9 @@ import "github.com/ephpm/ephpm-kv/kv"
 // read under its lock (no global counter is touched on the hot path).
 func (e *Engine) Stats() (kv.Stats, error) {
 	s := kv.Stats{
-		BytesLimit:  int64(e.arenaEnd - e.arenaOff),
-		ValueMax:    min(e.maxValue, maxRecordValue),
-		CompressMin: max(e.compressMin, 0),
+		BytesLimit:   int64(e.arenaEnd - e.arenaOff),
+		MaxValueSize: min(e.maxValue, maxRecordValue),
+		CompressMin:  max(e.compressMin, 0),
 	}
 	for si := uint64(0); si < e.stripes; si++ {
 		st, err := e.lockStripe(si)

@@ -186,7 +186,7 @@ func (s *Store) acquireStep(key string, old *item, loaded bool, fresh *item, tok
 		mode == kv.LeaseExclusive && sc.holders == 0,
 		mode == kv.LeasePermit && !sc.otherExcl && int64(sc.holders) < limit:
 		if sc.holders >= kv.MaxLeaseHolders {
-			res.err = fmt.Errorf("%w: %q has %d holders, the most one key takes", kv.ErrFull, key, kv.MaxLeaseHolders)
+			res.err = fmt.Errorf("%q: %w", key, kv.ErrTooManyHolders)
 			return old, xsync.CancelOp
 		}
 		at, before := sc.own, len(it.data) // at: the token's intent, replaced by its lease
@@ -214,7 +214,7 @@ func (s *Store) acquireStep(key string, old *item, loaded bool, fresh *item, tok
 			binary.LittleEndian.PutUint64(d[sc.own+1:], uint64(iexp))
 		} else {
 			if sc.intents >= kv.MaxLeaseHolders {
-				res.err = fmt.Errorf("%w: %q has %d writers' intents, the most one key takes", kv.ErrFull, key, kv.MaxLeaseHolders)
+				res.err = fmt.Errorf("%q: %w", key, kv.ErrTooManyHolders)
 				return old, xsync.CancelOp
 			}
 			if !s.grow(it, leaseEntrySize(token)) {

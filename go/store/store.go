@@ -219,17 +219,17 @@ func (s *Store) Counters() kv.Stats {
 		compressMin = 0
 	}
 	return kv.Stats{
-		Keys:        int64(s.m.Size()),
-		BytesUsed:   s.used.Load(),
-		BytesLimit:  s.cfg.MemoryLimit,
-		Hits:        s.hits.Value(),
-		Misses:      s.misses.Value(),
-		Expired:     s.expired.Value(),
-		Rejected:    s.rejected.Value(),
-		Compressed:  s.compressed.Load(),
-		ValueMax:    s.cfg.MaxValueSize,
-		CompressMin: compressMin,
-		Fences:      int64(s.fences.Size()),
+		Keys:         int64(s.m.Size()),
+		BytesUsed:    s.used.Load(),
+		BytesLimit:   s.cfg.MemoryLimit,
+		Hits:         s.hits.Value(),
+		Misses:       s.misses.Value(),
+		Expired:      s.expired.Value(),
+		Rejected:     s.rejected.Value(),
+		Compressed:   s.compressed.Load(),
+		MaxValueSize: s.cfg.MaxValueSize,
+		CompressMin:  compressMin,
+		Fences:       int64(s.fences.Size()),
 
 		Evicted:        s.evicted.Value(),
 		BytesEvictable: s.evictable.Load(),

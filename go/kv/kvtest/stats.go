@@ -13,8 +13,8 @@ func checkStats(h *harness) {
 	if st.BytesLimit <= 0 || st.BytesLimit > h.cfg.MemoryLimit {
 		t.Errorf("BytesLimit %d, configured memory limit %d", st.BytesLimit, h.cfg.MemoryLimit)
 	}
-	if st.ValueMax != h.cfg.MaxValueSize || st.CompressMin != h.cfg.CompressMin {
-		t.Errorf("ValueMax %d, CompressMin %d; configured %d, %d", st.ValueMax, st.CompressMin, h.cfg.MaxValueSize, h.cfg.CompressMin)
+	if st.MaxValueSize != h.cfg.MaxValueSize || st.CompressMin != h.cfg.CompressMin {
+		t.Errorf("MaxValueSize %d, CompressMin %d; configured %d, %d", st.MaxValueSize, st.CompressMin, h.cfg.MaxValueSize, h.cfg.CompressMin)
 	}
 
 	// Keys and bytes: up with a new key, back down with its delete.

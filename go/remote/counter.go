@@ -1,0 +1,104 @@
+package remote
+
+// Counters and fences.
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ephpm/ephpm-kv/kv"
+)
+
+// Incr implements kv.Engine.
+func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
+	px, err := ms(ttl)
+	if err == nil {
+		err = kv.CheckKey(key)
+	}
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = e.do(func(c *client) {
+		if c.dialect.redis() {
+			c.evalsha(scriptIncr, 1, 2)
+		} else {
+			c.command(4)
+			c.arg("EPHPM.INCRBY")
+		}
+		c.arg(key)
+		c.argInt(by)
+		c.argInt(px)
+	}, func(_ int, r *reply, _ *client) (err error) {
+		n, err = intOrBulk(r)
+		return err
+	})
+	if errors.Is(err, errWrongType) {
+		return 0, fmt.Errorf("%w: %v", kv.ErrNotInteger, err)
+	}
+	return n, err
+}
+
+// SetNXFenced implements kv.Engine.
+func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64, bool, error) {
+	px, err := ms(ttl)
+	if err == nil {
+		err = kv.CheckKey(key)
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	if err := e.checkValue(value); err != nil {
+		return 0, false, err
+	}
+	var fence int64
+	err = e.do(func(c *client) {
+		if !c.dialect.redis() {
+			c.command(4)
+			c.arg("EPHPM.SETNXFENCED")
+			c.arg(key)
+		} else {
+			c.evalsha(scriptSetNXFenced, 2, 2)
+			c.arg(key)
+			c.arg(fenceCounterKey)
+		}
+		c.argBytes(value)
+		c.argInt(px)
+	}, func(_ int, r *reply, _ *client) (err error) {
+		fence, err = intOrBulk(r)
+		return err
+	})
+	if err != nil {
+		return 0, false, e.fenceCounterError(err)
+	}
+	return fence, fence != 0, nil
+}
+
+// fenceCounterError words a Valkey or Redis's refusal of the fence counter
+// (what a fenced script's ErrNotInteger means there).
+func (e *Engine) fenceCounterError(err error) error {
+	if errors.Is(err, kv.ErrNotInteger) && e.isRedis.Load() {
+		return fmt.Errorf("%w: the fence counter %s on the %s at %s is not a decimal integer below 2^53-1 (another client wrote it; delete it to restart fences from the server's clock)",
+			kv.ErrNotInteger, fenceCounterKey, e.kind(), e.addr)
+	}
+	return err
+}
+
+// Fence implements kv.Engine.
+func (e *Engine) Fence(resource string, fence int64) (bool, error) {
+	if err := kv.CheckKey(resource); err != nil {
+		return false, err
+	}
+	return e.boolCmd(func(c *client) {
+		if c.dialect.redis() {
+			c.evalsha(scriptFence, 1, 1)
+			c.arg(fenceMarkPrefix + resource)
+		} else {
+			c.command(3)
+			c.arg("EPHPM.FENCE")
+			c.arg(resource)
+		}
+		c.argInt(fence)
+	})
+}
