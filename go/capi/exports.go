@@ -290,7 +290,7 @@ func ephpmKvStats(out *C.ephpm_kv_stats, cerr *C.ephpm_kv_error) (rc C.int) {
 //export ephpmKvLockAndGet
 func ephpmKvLockAndGet(lock *C.char, lockLen C.size_t, token *C.char, tokenLen C.size_t, lockTTL C.int64_t, key *C.char, keyLen C.size_t, buf *C.char, bufCap C.size_t, outLen *C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
-	acquired, n, found, err := engine().LockAndGet(goString(lock, lockLen), goBytes(token, tokenLen), time.Duration(lockTTL), goString(key, keyLen), goBytes(buf, bufCap))
+	acquired, n, found, err := kv.LockAndGet(engine(), goString(lock, lockLen), goBytes(token, tokenLen), time.Duration(lockTTL), goString(key, keyLen), goBytes(buf, bufCap))
 	*outLen = C.size_t(n)
 	switch {
 	case err != nil:
@@ -306,7 +306,7 @@ func ephpmKvLockAndGet(lock *C.char, lockLen C.size_t, token *C.char, tokenLen C
 //export ephpmKvSetIfLocked
 func ephpmKvSetIfLocked(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, lock *C.char, lockLen C.size_t, token *C.char, tokenLen C.size_t, lockTTL C.int64_t, release C.int, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
-	ok, err := engine().SetIfLocked(goString(key, keyLen), goBytes(val, valLen), time.Duration(ttl), goString(lock, lockLen), goBytes(token, tokenLen), time.Duration(lockTTL), release != 0)
+	ok, err := kv.SetIfLocked(engine(), goString(key, keyLen), goBytes(val, valLen), time.Duration(ttl), goString(lock, lockLen), goBytes(token, tokenLen), time.Duration(lockTTL), release != 0)
 	return boolRC(ok, err, cerr)
 }
 

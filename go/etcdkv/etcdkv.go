@@ -670,20 +670,7 @@ func parseCounter(v []byte) (int64, error) {
 	return n, nil
 }
 
-// LockAndGet implements kv.Engine.
-func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, key string, dst []byte) (bool, int, bool, error) {
-	if err := kv.CheckKey(key); err != nil {
-		return false, 0, false, err
-	}
-	ok, err := e.SetNX(lock, token, lockTTL)
-	if err != nil || !ok {
-		return false, 0, false, err
-	}
-	n, found, err := e.Get(key, dst)
-	return true, n, found, err
-}
-
-// SetIfLocked implements kv.Engine, in one transaction: while the lock's
+// SetIfLocked implements kv.LockedSetter, in one transaction: while the lock's
 // value is token, put the data and renew the lock (or delete it, for
 // release). Stronger than the contract asks: nothing can slip in between.
 func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock string, token []byte, lockTTL time.Duration, release bool) (bool, error) {

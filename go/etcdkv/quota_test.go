@@ -54,7 +54,7 @@ func TestQuotaFull(t *testing.T) {
 		},
 		"Incr": func() error { _, err := e.Incr("new", 1, 0); return err },
 		"LockAndGet": func() error {
-			ok, _, _, err := e.LockAndGet("new", one, time.Minute, "fill:0000", nil)
+			ok, _, _, err := kv.LockAndGet(e, "new", one, time.Minute, "fill:0000", nil)
 			return errors.Join(err, falseIsHeld(ok))
 		},
 	}

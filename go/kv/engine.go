@@ -1,8 +1,12 @@
-// Package kv defines the contract between the cgo layer and a store engine.
+// Package kv defines the contract between the cgo layer and a store engine,
+// and the conformance suite every engine passes (kvtest).
 //
-// The in-process store (package store) is the first engine; an engine shared
-// by all processes of a host or a cluster can implement the same interface
-// later without any change on the C side.
+// The engines: the in-process map (store), the shared memory segment
+// (shm), and over the network an ephpm-kv server, a Redis or Valkey, a
+// Redis Cluster (remote) and etcd (etcdkv). Engine holds the primitives;
+// compositions of them are functions here (LockAndGet, SetIfLocked,
+// SetEvictable, GetMulti), each with an optional interface an engine
+// implements when it does the composition in one step.
 package kv
 
 import (
@@ -79,23 +83,7 @@ type Engine interface {
 	// TTLMissing: "is this lock still mine, and for how long".
 	TTLIfEq(key string, token []byte) (time.Duration, error)
 
-	// LockAndGet is a session's read in one step: SetNX(lock, token,
-	// lockTTL) and, only when that acquired the lock, Get(key, dst). Not
-	// acquired: nothing was read (n 0, found false). The two are not one
-	// atomic step; they need not be, since the data is read after the lock
-	// is ours, as two separate calls would.
-	LockAndGet(lock string, token []byte, lockTTL time.Duration, key string, dst []byte) (acquired bool, n int, found bool, err error)
-	// SetIfLocked is a session's write in one step: while lock is live and
-	// its value equals token, it renews lock to lockTTL and then does
-	// Set(key, value, ttl); otherwise it writes nothing and reports false.
-	// Guaranteed: the check and the renewal are one atomic step, and the
-	// write follows it (for a lockTTL longer than the write takes, no
-	// other SetNX can take lock in between). Not guaranteed: that a plain
-	// Set or Del of lock by someone else cannot slip between renewal and
-	// write; lock holders never do that. With release, the lock is then
-	// given back with DelIfEq(lock, token): after the write, never before
-	// (a request taking the lock must read the data written).
-	SetIfLocked(key string, value []byte, ttl time.Duration, lock string, token []byte, lockTTL time.Duration, release bool) (bool, error)
+	// A session's read and write are compositions of these (session.go).
 
 	// Read/write locks, semaphores and the exact rate limiter (lease.go).
 	Leases

@@ -531,22 +531,7 @@ func crc16(s string) uint16 {
 	return crc
 }
 
-// LockAndGet implements kv.Engine: SET NX, then GET only once the lock is
-// ours (in sequence, not pipelined: in a cluster the two may go to
-// different nodes, which would run them in either order).
-func (c *Cluster) LockAndGet(lock string, token []byte, lockTTL time.Duration, key string, dst []byte) (bool, int, bool, error) {
-	if err := kv.CheckKey(key); err != nil {
-		return false, 0, false, err
-	}
-	ok, err := c.SetNX(lock, token, lockTTL)
-	if !ok || err != nil {
-		return false, 0, false, err
-	}
-	n, found, err := c.Get(key, dst)
-	return true, n, found, err
-}
-
-// SetIfLocked implements kv.Engine. Data and lock in one slot: one script
+// SetIfLocked implements kv.LockedSetter. Data and lock in one slot: one script
 // (check, write, renew or release). In different slots (the session
 // module's session:<id> and session_lock:<id>), what kv.Engine guarantees,
 // in steps: check and renew the lock atomically (its script), then write,

@@ -354,7 +354,7 @@ func TestRedisClusterSetIfLocked(t *testing.T) {
 		if ok, err := e.SetIfLocked(data, []byte("x"), 0, lock, []byte("T"), time.Minute, false); ok || err != nil {
 			t.Fatalf("%s: written without the lock: %v, %v", data, ok, err)
 		}
-		if ok, _, _, err := e.LockAndGet(lock, []byte("T"), time.Minute, data, nil); !ok || err != nil {
+		if ok, _, _, err := kv.LockAndGet(e, lock, []byte("T"), time.Minute, data, nil); !ok || err != nil {
 			t.Fatalf("LockAndGet: %v, %v", ok, err)
 		}
 		if ok, err := e.SetIfLocked(data, []byte("y"), 0, lock, []byte("T"), time.Minute, true); !ok || err != nil {

@@ -414,7 +414,7 @@ func TestRedisLockAndGetReleasesOnReadError(t *testing.T) {
 	openRedis(t, sock, kvtest.DefaultConfig)
 	e := newEngine(t, "unix://"+sock, "", 5*time.Second)
 	redisCmd(t, sock, "HSET", "data", "f", "v")
-	ok, _, _, err := e.LockAndGet("lock", []byte("tok"), time.Minute, "data", make([]byte, 8))
+	ok, _, _, err := kv.LockAndGet(e, "lock", []byte("tok"), time.Minute, "data", make([]byte, 8))
 	if ok || err == nil {
 		t.Fatalf("LockAndGet of a hash: %v, %v; want an error", ok, err)
 	}
@@ -423,7 +423,7 @@ func TestRedisLockAndGetReleasesOnReadError(t *testing.T) {
 	}
 	// A lock someone else holds is left alone.
 	redisCmd(t, sock, "SET", "lock", "other")
-	if ok, _, _, err := e.LockAndGet("lock", []byte("tok"), time.Minute, "data", make([]byte, 8)); ok || err != nil {
+	if ok, _, _, err := kv.LockAndGet(e, "lock", []byte("tok"), time.Minute, "data", make([]byte, 8)); ok || err != nil {
 		t.Fatalf("LockAndGet of a held lock: %v, %v", ok, err)
 	}
 	if v, _ := redisTry(sock, "GET", "lock"); v != "other" {

@@ -9,7 +9,7 @@ import (
 	"github.com/ephpm/ephpm-kv/kv"
 )
 
-// LockAndGet implements kv.Engine in one round trip: SET lock token NX PX
+// LockAndGet implements kv.LockGetter in one round trip: SET lock token NX PX
 // and GET key, pipelined. When the lock was not acquired, the GET's reply
 // is read and dropped.
 func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, key string, dst []byte) (bool, int, bool, error) {
@@ -63,7 +63,7 @@ func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, ke
 	return acquired, n, found, nil
 }
 
-// SetIfLocked implements kv.Engine with EPHPM.SETIFLOCKED, and DELIFEQ
+// SetIfLocked implements kv.LockedSetter with EPHPM.SETIFLOCKED, and DELIFEQ
 // pipelined after it to release: one round trip either way. The server
 // runs them in order, so the lock goes after the write. When the lock was
 // not ours, the DELIFEQ finds another token (or none) and deletes nothing.

@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ephpm/ephpm-kv/kv"
 )
 
 // The lock pair every PHP request pays: acquire with setnx (with a TTL),
@@ -109,7 +111,7 @@ func BenchmarkSessionCycle(b *testing.B) {
 	buf := make([]byte, 4096)
 	b.ReportAllocs()
 	for b.Loop() {
-		ok, _, found, err := e.LockAndGet("sess:lock", token, 30*time.Second, "sess:data", buf)
+		ok, _, found, err := kv.LockAndGet(e, "sess:lock", token, 30*time.Second, "sess:data", buf)
 		if !ok || !found || err != nil {
 			b.Fatal("lock and read failed")
 		}

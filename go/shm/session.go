@@ -6,23 +6,10 @@ import (
 	"github.com/ephpm/ephpm-kv/kv"
 )
 
-// The two session steps of kv.Engine, with the in-process store's
-// semantics.
+// A session's write (kv.SetIfLocked) with the in-process store's
+// semantics; its read is kv.LockAndGet's composition.
 
-// LockAndGet implements kv.Engine.
-func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, key string, dst []byte) (bool, int, bool, error) {
-	if err := kv.CheckKey(key); err != nil {
-		return false, 0, false, err
-	}
-	acquired, err := e.SetNX(lock, token, lockTTL)
-	if err != nil || !acquired {
-		return false, 0, false, err
-	}
-	n, found, err := e.Get(key, dst)
-	return true, n, found, err
-}
-
-// SetIfLocked implements kv.Engine. The lock is checked and renewed under
+// SetIfLocked implements kv.LockedSetter. The lock is checked and renewed under
 // its stripe lock; the value is written under its own stripe's lock after
 // (never both held: one stripe lock at a time).
 func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock string, token []byte, lockTTL time.Duration, release bool) (bool, error) {

@@ -6,23 +6,10 @@ import (
 	"github.com/ephpm/ephpm-kv/kv"
 )
 
-// The two session steps of kv.Engine. In process they save no round trip,
-// but they keep the same semantics as server mode, which runs them too.
+// A session's write (kv.SetIfLocked): the value is checked before the
+// lock is renewed. Its read is kv.LockAndGet's composition.
 
-// LockAndGet implements kv.Engine.
-func (s *Store) LockAndGet(lock string, token []byte, lockTTL time.Duration, key string, dst []byte) (bool, int, bool, error) {
-	if err := kv.CheckKey(key); err != nil {
-		return false, 0, false, err
-	}
-	acquired, err := s.SetNX(lock, token, lockTTL)
-	if err != nil || !acquired {
-		return false, 0, false, err
-	}
-	n, found, err := s.Get(key, dst)
-	return true, n, found, err
-}
-
-// SetIfLocked implements kv.Engine. The lock is checked and renewed in one
+// SetIfLocked implements kv.LockedSetter. The lock is checked and renewed in one
 // Compute (under its bucket lock); the value is then written in another,
 // since holding one bucket lock while taking a second could deadlock. So a
 // lock renewed for lockTTL cannot expire, and no SetNX can take it, before

@@ -265,7 +265,7 @@ func checkCacheLastWriteDecides(h *harness) {
 		t.Fatalf("Incr of an evictable counter: %d, %v", n, err)
 	}
 	h.set(lock, string(token), time.Hour)
-	if ok, err := h.e.SetIfLocked(session, []byte("session data"), 0, lock, token, time.Hour, false); !ok || err != nil {
+	if ok, err := kv.SetIfLocked(h.e, session, []byte("session data"), 0, lock, token, time.Hour, false); !ok || err != nil {
 		t.Fatalf("SetIfLocked: %v, %v", ok, err)
 	}
 	h.set(heldThenCache, "held", 0)
@@ -401,6 +401,27 @@ func checkCacheHeld(h *harness) {
 	}
 }
 
+// badWrite is a write's arguments that every engine refuses, and the
+// error it refuses them with.
+type badWrite struct {
+	what       string
+	key, value string
+	ttl        time.Duration
+	want       error
+}
+
+// badWrites are the writes of key "k" (or of a bad key) that Set, SetNX
+// and their evictable forms refuse.
+func (h *harness) badWrites() []badWrite {
+	return []badWrite{
+		{"an empty key", "", "v", 0, kv.ErrEmptyKey},
+		{"a key too large", strings.Repeat("k", kv.MaxKeySize+1), "v", 0, kv.ErrKeyTooLarge},
+		{"a value too large", "k", string(noise(int(h.cfg.MaxValueSize) + 1)), 0, kv.ErrValueTooLarge},
+		{"a negative ttl", "k", "v", -time.Second, kv.ErrBadTTL},
+		{"a ttl past 100 years", "k", "v", kv.MaxTTL + time.Hour, kv.ErrBadTTL},
+	}
+}
+
 // SetEvictable on every engine (held where there is no eviction): the
 // value and ttl read back, compressed or not, and bad arguments get the
 // errors Set gives them.
@@ -423,18 +444,7 @@ func checkCacheSetEvictable(h *harness) {
 	if v := h.value("big"); v != big {
 		t.Errorf("a %d-byte evictable value read back as %d bytes", len(big), len(v))
 	}
-	for _, c := range []struct {
-		what       string
-		key, value string
-		ttl        time.Duration
-		want       error
-	}{
-		{"an empty key", "", "v", 0, kv.ErrEmptyKey},
-		{"a key too large", strings.Repeat("k", kv.MaxKeySize+1), "v", 0, kv.ErrKeyTooLarge},
-		{"a value too large", "k", string(noise(int(h.cfg.MaxValueSize) + 1)), 0, kv.ErrValueTooLarge},
-		{"a negative ttl", "k", "v", -time.Second, kv.ErrBadTTL},
-		{"a ttl past 100 years", "k", "v", kv.MaxTTL + time.Hour, kv.ErrBadTTL},
-	} {
+	for _, c := range h.badWrites() {
 		if err := h.setEvictable(c.key, c.value, c.ttl); !errors.Is(err, c.want) {
 			t.Errorf("SetEvictable with %s: %v, want %v", c.what, err, c.want)
 		}
@@ -492,18 +502,7 @@ func checkCacheSetNXEvictable(h *harness) {
 	if v := h.value("big"); v != big {
 		t.Errorf("a %d-byte added value read back as %d bytes", len(big), len(v))
 	}
-	for _, c := range []struct {
-		what       string
-		key, value string
-		ttl        time.Duration
-		want       error
-	}{
-		{"an empty key", "", "v", 0, kv.ErrEmptyKey},
-		{"a key too large", strings.Repeat("k", kv.MaxKeySize+1), "v", 0, kv.ErrKeyTooLarge},
-		{"a value too large", "k", string(noise(int(h.cfg.MaxValueSize) + 1)), 0, kv.ErrValueTooLarge},
-		{"a negative ttl", "k", "v", -time.Second, kv.ErrBadTTL},
-		{"a ttl past 100 years", "k", "v", kv.MaxTTL + time.Hour, kv.ErrBadTTL},
-	} {
+	for _, c := range h.badWrites() {
 		if ok, err := add(c.key, c.value, c.ttl); ok || !errors.Is(err, c.want) {
 			t.Errorf("SetNXEvictable with %s: %v, %v, want %v", c.what, ok, err, c.want)
 		}

@@ -32,19 +32,19 @@ func keyOps(key string) map[string]func(e kv.Engine) error {
 		},
 		"Fence": func(e kv.Engine) error { _, err := e.Fence(key, 1); return err },
 		"LockAndGet lock": func(e kv.Engine) error {
-			_, _, _, err := e.LockAndGet(key, v, time.Second, "kvtest:data", nil)
+			_, _, _, err := kv.LockAndGet(e, key, v, time.Second, "kvtest:data", nil)
 			return err
 		},
 		"LockAndGet data": func(e kv.Engine) error {
-			_, _, _, err := e.LockAndGet("kvtest:lock", v, time.Second, key, nil)
+			_, _, _, err := kv.LockAndGet(e, "kvtest:lock", v, time.Second, key, nil)
 			return err
 		},
 		"SetIfLocked data": func(e kv.Engine) error {
-			_, err := e.SetIfLocked(key, v, 0, "kvtest:lock", v, time.Second, false)
+			_, err := kv.SetIfLocked(e, key, v, 0, "kvtest:lock", v, time.Second, false)
 			return err
 		},
 		"SetIfLocked lock": func(e kv.Engine) error {
-			_, err := e.SetIfLocked("kvtest:data", v, 0, key, v, time.Second, false)
+			_, err := kv.SetIfLocked(e, "kvtest:data", v, 0, key, v, time.Second, false)
 			return err
 		},
 	}
@@ -96,14 +96,14 @@ func valueOps(value []byte) map[string]func(e kv.Engine) error {
 			return err
 		},
 		"LockAndGet": func(e kv.Engine) error {
-			_, _, _, err := e.LockAndGet("k", value, time.Minute, "kvtest:data", nil)
+			_, _, _, err := kv.LockAndGet(e, "k", value, time.Minute, "kvtest:data", nil)
 			return err
 		},
 		"SetIfLocked": func(e kv.Engine) error {
 			if err := e.Set("kvtest:lock", []byte("v"), time.Minute); err != nil {
 				return err
 			}
-			_, err := e.SetIfLocked("k", value, 0, "kvtest:lock", []byte("v"), time.Minute, false)
+			_, err := kv.SetIfLocked(e, "k", value, 0, "kvtest:lock", []byte("v"), time.Minute, false)
 			return err
 		},
 	}
@@ -216,7 +216,7 @@ func checkFull(h *harness) {
 		},
 		"Incr": func() error { _, err := h.e.Incr(h.target.fullName("full:00000004"), 1, 0); return err },
 		"LockAndGet": func() error {
-			ok, _, _, err := h.e.LockAndGet(h.target.fullName("full:00000005"), one, time.Minute, h.target.fullName("fill:00000000"), nil)
+			ok, _, _, err := kv.LockAndGet(h.e, h.target.fullName("full:00000005"), one, time.Minute, h.target.fullName("fill:00000000"), nil)
 			return errors.Join(err, falseIsWrong(ok))
 		},
 	}

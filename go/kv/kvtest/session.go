@@ -58,14 +58,14 @@ func CheckSessionOpsLag(t *testing.T, e kv.Engine, lag time.Duration) {
 	reset()
 	check("Set", e.Set(data, []byte("n|i:1;"), 0))
 	buf := make([]byte, 64)
-	acquired, n, found, err := e.LockAndGet(lock, []byte("A"), time.Minute, data, buf)
+	acquired, n, found, err := kv.LockAndGet(e, lock, []byte("A"), time.Minute, data, buf)
 	check("LockAndGet", err)
 	if !acquired || !found || string(buf[:n]) != "n|i:1;" || value(lock) != "A" {
 		t.Fatalf("free lock: acquired %v found %v data %q, lock %q", acquired, found, buf[:n], value(lock))
 	}
 	// Held: nothing acquired, nothing read, the holder untouched.
 	buf = make([]byte, 64)
-	acquired, n, found, err = e.LockAndGet(lock, []byte("B"), time.Minute, data, buf)
+	acquired, n, found, err = kv.LockAndGet(e, lock, []byte("B"), time.Minute, data, buf)
 	check("LockAndGet", err)
 	if acquired || found || n != 0 || !bytes.Equal(buf, make([]byte, 64)) || value(lock) != "A" {
 		t.Fatalf("held lock: acquired %v found %v n %d, lock %q", acquired, found, n, value(lock))
@@ -73,7 +73,7 @@ func CheckSessionOpsLag(t *testing.T, e kv.Engine, lag time.Duration) {
 
 	// Acquired with no data yet.
 	reset()
-	acquired, n, found, err = e.LockAndGet(lock, []byte("A"), time.Minute, data, buf)
+	acquired, n, found, err = kv.LockAndGet(e, lock, []byte("A"), time.Minute, data, buf)
 	check("LockAndGet", err)
 	if !acquired || found || n != 0 {
 		t.Fatalf("no data: acquired %v found %v n %d", acquired, found, n)
@@ -83,7 +83,7 @@ func CheckSessionOpsLag(t *testing.T, e kv.Engine, lag time.Duration) {
 	reset()
 	big := strings.Repeat("session-data;", 1000)
 	check("Set", e.Set(data, []byte(big), 0))
-	acquired, n, found, err = e.LockAndGet(lock, []byte("A"), time.Minute, data, make([]byte, 16))
+	acquired, n, found, err = kv.LockAndGet(e, lock, []byte("A"), time.Minute, data, make([]byte, 16))
 	check("LockAndGet", err)
 	if !acquired || !found || n != len(big) || value(data) != big {
 		t.Fatalf("large data: acquired %v found %v n %d", acquired, found, n)
@@ -93,7 +93,7 @@ func CheckSessionOpsLag(t *testing.T, e kv.Engine, lag time.Duration) {
 	reset()
 	check("Set", e.Set(lock, []byte("old"), 20*time.Millisecond))
 	time.Sleep(40*time.Millisecond + lag)
-	acquired, _, _, err = e.LockAndGet(lock, []byte("A"), time.Minute, data, buf)
+	acquired, _, _, err = kv.LockAndGet(e, lock, []byte("A"), time.Minute, data, buf)
 	check("LockAndGet", err)
 	if !acquired || value(lock) != "A" {
 		t.Fatalf("expired lock: acquired %v, lock %q", acquired, value(lock))
@@ -102,20 +102,20 @@ func CheckSessionOpsLag(t *testing.T, e kv.Engine, lag time.Duration) {
 	// The owner writes, with the data's ttl, and renews the lock.
 	reset()
 	check("Set", e.Set(lock, []byte("A"), 5*time.Second))
-	ok, err := e.SetIfLocked(data, []byte("new"), time.Hour, lock, []byte("A"), time.Minute, false)
+	ok, err := kv.SetIfLocked(e, data, []byte("new"), time.Hour, lock, []byte("A"), time.Minute, false)
 	check("SetIfLocked", err)
 	if d, l := ttl(data), ttl(lock); !ok || value(data) != "new" || d < 59*time.Minute || l < 55*time.Second || value(lock) != "A" {
 		t.Fatalf("owner: %v, data %q ttl %v, lock %q ttl %v", ok, value(data), d, value(lock), l)
 	}
 	// ttl 0: no expiry, for the data as for the lock.
-	ok, err = e.SetIfLocked(data, []byte("newer"), 0, lock, []byte("A"), 0, false)
+	ok, err = kv.SetIfLocked(e, data, []byte("newer"), 0, lock, []byte("A"), 0, false)
 	check("SetIfLocked", err)
 	if !ok || value(data) != "newer" || ttl(data) != kv.TTLPersistent || ttl(lock) != kv.TTLPersistent {
 		t.Fatalf("ttl 0: %v, data %q ttl %v, lock ttl %v", ok, value(data), ttl(data), ttl(lock))
 	}
 
 	// Released with the write: written first, then the lock is gone.
-	ok, err = e.SetIfLocked(data, []byte("last"), time.Hour, lock, []byte("A"), time.Minute, true)
+	ok, err = kv.SetIfLocked(e, data, []byte("last"), time.Hour, lock, []byte("A"), time.Minute, true)
 	check("SetIfLocked", err)
 	if !ok || value(data) != "last" || value(lock) != "(absent)" {
 		t.Fatalf("owner releasing: %v, data %q, lock %q", ok, value(data), value(lock))
@@ -127,7 +127,7 @@ func CheckSessionOpsLag(t *testing.T, e kv.Engine, lag time.Duration) {
 	check("Set", e.Set(data, []byte("theirs"), 0))
 	check("Set", e.Set(lock, []byte("B"), 5*time.Second))
 	for _, release := range []bool{false, true} {
-		ok, err = e.SetIfLocked(data, []byte("mine"), 0, lock, []byte("A"), time.Minute, release)
+		ok, err = kv.SetIfLocked(e, data, []byte("mine"), 0, lock, []byte("A"), time.Minute, release)
 		check("SetIfLocked", err)
 		if ok || value(data) != "theirs" || value(lock) != "B" || ttl(lock) > 5*time.Second {
 			t.Fatalf("stranger (release %v): %v, data %q, lock %q ttl %v", release, ok, value(data), value(lock), ttl(lock))
@@ -135,7 +135,7 @@ func CheckSessionOpsLag(t *testing.T, e kv.Engine, lag time.Duration) {
 	}
 	_, err = e.Del(lock)
 	check("Del", err)
-	ok, err = e.SetIfLocked(data, []byte("mine"), 0, lock, []byte("A"), time.Minute, true)
+	ok, err = kv.SetIfLocked(e, data, []byte("mine"), 0, lock, []byte("A"), time.Minute, true)
 	check("SetIfLocked", err)
 	if ok || value(data) != "theirs" || value(lock) != "(absent)" {
 		t.Fatalf("no lock: %v, data %q, lock %q", ok, value(data), value(lock))
@@ -143,7 +143,7 @@ func CheckSessionOpsLag(t *testing.T, e kv.Engine, lag time.Duration) {
 	// A lock that expired is not revived, and its holder does not write.
 	check("Set", e.Set(lock, []byte("A"), 20*time.Millisecond))
 	time.Sleep(40*time.Millisecond + lag)
-	ok, err = e.SetIfLocked(data, []byte("mine"), 0, lock, []byte("A"), time.Minute, false)
+	ok, err = kv.SetIfLocked(e, data, []byte("mine"), 0, lock, []byte("A"), time.Minute, false)
 	check("SetIfLocked", err)
 	if ok || value(data) != "theirs" || value(lock) != "(absent)" {
 		t.Fatalf("expired lock: %v, data %q, lock %q", ok, value(data), value(lock))
@@ -159,7 +159,7 @@ func CheckSessionOpsRefuse(t *testing.T, e kv.Engine, tooLarge []byte) {
 	if err := e.Set(lock, []byte("A"), 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	ok, err := e.SetIfLocked(data, tooLarge, 0, lock, []byte("A"), time.Hour, true)
+	ok, err := kv.SetIfLocked(e, data, tooLarge, 0, lock, []byte("A"), time.Hour, true)
 	if ok || !errors.Is(err, kv.ErrValueTooLarge) {
 		t.Fatalf("too large: %v, %v", ok, err)
 	}
@@ -195,7 +195,7 @@ func CheckSessionsSerialize(t *testing.T, newEngine func() kv.Engine, workers, r
 					err      error
 				)
 				for !acquired {
-					if acquired, n, _, err = e.LockAndGet(lock, token, time.Minute, data, buf); err != nil {
+					if acquired, n, _, err = kv.LockAndGet(e, lock, token, time.Minute, data, buf); err != nil {
 						errs <- err
 						return
 					}
@@ -206,7 +206,7 @@ func CheckSessionsSerialize(t *testing.T, newEngine func() kv.Engine, workers, r
 				count, _ := strconv.Atoi(string(buf[:n])) // absent: 0
 				next := []byte(strconv.Itoa(count + 1))
 				release := (w+r)%2 == 0 // released with the write, or after it
-				if ok, err := e.SetIfLocked(data, next, 0, lock, token, time.Minute, release); err != nil || !ok {
+				if ok, err := kv.SetIfLocked(e, data, next, 0, lock, token, time.Minute, release); err != nil || !ok {
 					errs <- errors.Join(err, errors.New("lost a lock nobody could take"))
 					return
 				}

@@ -73,7 +73,7 @@ var ttlOps = []ttlOp{
 	}, false},
 	// The session steps: the lock's ttl, the data's, and a renewal.
 	{"LockAndGet", del, func(e kv.Engine, k string, ttl time.Duration) error {
-		acquired, _, _, err := e.LockAndGet(k, []byte("v"), ttl, "kvtest:data", nil)
+		acquired, _, _, err := kv.LockAndGet(e, k, []byte("v"), ttl, "kvtest:data", nil)
 		return wantTrue(acquired, err)
 	}, true},
 	{"SetIfLocked data", func(e kv.Engine, k string) error {
@@ -82,10 +82,10 @@ var ttlOps = []ttlOp{
 		}
 		return del(e, k)
 	}, func(e kv.Engine, k string, ttl time.Duration) error {
-		return wantTrue(e.SetIfLocked(k, []byte("v"), ttl, "kvtest:lock", []byte("tok"), time.Minute, false))
+		return wantTrue(kv.SetIfLocked(e, k, []byte("v"), ttl, "kvtest:lock", []byte("tok"), time.Minute, false))
 	}, true},
 	{"SetIfLocked lock", persistent, func(e kv.Engine, k string, ttl time.Duration) error {
-		return wantTrue(e.SetIfLocked("kvtest:data", []byte("x"), 0, k, []byte("v"), ttl, false))
+		return wantTrue(kv.SetIfLocked(e, "kvtest:data", []byte("x"), 0, k, []byte("v"), ttl, false))
 	}, false},
 }
 
