@@ -149,6 +149,18 @@ const (
 // and makes it (the caller holds no stripe): first by reclaiming expired
 // records, then by evicting cache (sieve.go), then by a coalescing pass
 // when one may help.
+// noRoom is a write's way out when stripe si (held, st) has no block for
+// need bytes on its attempt-th try: it unlocks (changed: as unlock's), makes
+// room, and returns nil for the caller to try again, or the refusal once
+// nothing is left to try. Called only on that slow path.
+func (e *Engine) noRoom(si uint64, st *stripe, changed bool, attempt int, need uint64) error {
+	e.unlock(st, changed)
+	if e.roomFor(si, attempt, need) {
+		return nil
+	}
+	return e.refuse(si, need)
+}
+
 func (e *Engine) roomFor(si uint64, attempt int, need uint64) bool {
 	switch attempt {
 	case 0:

@@ -286,11 +286,9 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 			}
 			return next.fence, true, nil
 		}
-		e.unlock(op.st, changed)
-		if e.roomFor(op.si, attempt, tailNeed(key, leaseHead+sc.keep+leaseFixed+len(token), sc.kept+1)) {
-			continue
+		if err := e.noRoom(op.si, op.st, changed, attempt, tailNeed(key, leaseHead+sc.keep+leaseFixed+len(token), sc.kept+1)); err != nil {
+			return 0, false, err
 		}
-		return 0, false, e.refuse(op.si, tailNeed(key, leaseHead+sc.keep+leaseFixed+len(token), sc.kept+1))
 	}
 }
 

@@ -152,11 +152,10 @@ func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, mode pu
 			}
 		}
 		if blk == 0 {
-			e.unlock(st, removed)
-			if e.roomFor(si, attempt, need) {
-				continue
+			if err := e.noRoom(si, st, removed, attempt, need); err != nil {
+				return false, err
 			}
-			return false, e.refuse(si, need)
+			continue
 		}
 		if fence != nil {
 			*fence = int64(atomic.AddUint64(e.word(hFence), 1))
@@ -395,11 +394,10 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 		need := recHeader + uint64(len(key)) + uint64(len(digits))
 		blk, class := e.alloc(si, st, need)
 		if blk == 0 {
-			e.unlock(st, false)
-			if e.roomFor(si, attempt, need) {
-				continue
+			if err := e.noRoom(si, st, false, attempt, need); err != nil {
+				return 0, err
 			}
-			return 0, e.refuse(si, need)
+			continue
 		}
 		e.writeRecord(blk, class, kindUser, 0, h, key, digits, len(digits), deadline)
 		if off != 0 && !live {
@@ -501,11 +499,10 @@ func (e *Engine) Fence(resource string, fence int64) (bool, error) {
 		need := recHeader + uint64(len(resource))
 		blk, class := e.alloc(si, st, need)
 		if blk == 0 {
-			e.unlock(st, false)
-			if e.roomFor(si, attempt, need) {
-				continue
+			if err := e.noRoom(si, st, false, attempt, need); err != nil {
+				return false, err
 			}
-			return false, e.refuse(si, need)
+			continue
 		}
 		e.writeRecord(blk, class, kindFence, 0, h, resource, nil, 0, fence)
 		e.install(si, st, b, link, 0, blk)

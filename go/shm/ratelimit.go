@@ -121,11 +121,9 @@ func (e *Engine) RateLimit(key string, limit int64, window time.Duration) (bool,
 			e.unlock(st, stale || off != 0)
 			return true, remaining, 0, nil
 		}
-		e.unlock(st, stale)
-		if e.roomFor(si, attempt, tailNeed(key, rateHead, 1+int(limit))) {
-			continue
+		if err := e.noRoom(si, st, stale, attempt, tailNeed(key, rateHead, 1+int(limit))); err != nil {
+			return false, 0, 0, err
 		}
-		return false, 0, 0, e.refuse(si, tailNeed(key, rateHead, 1+int(limit)))
 	}
 }
 
