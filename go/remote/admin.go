@@ -31,7 +31,7 @@ func (e *Engine) Stats() (kv.Stats, error) {
 		c.arg("EPHPM.STATS")
 	}, func(i int, r *reply, c *client) error {
 		if c.dialect.redis() {
-			return e.readRedisStats(i, r, &st)
+			return readRedisStats(i, r, &st, e.maxValue.Load())
 		}
 		return readStatsPairs(r, c, func(name string, value int64) {
 			for _, f := range kv.StatsFields {

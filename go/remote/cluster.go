@@ -23,7 +23,7 @@ import (
 type Cluster struct {
 	addr   string
 	rdb    *redis.ClusterClient
-	msgs   *Engine // words errors as the single-node engine does
+	peer   *peer // words and classifies errors as the single-server engine does
 	mu     sync.Mutex
 	ready  bool  // the masters were checked (maxmemory-policy, bulk limit)
 	maxVal int64 // the smallest proto-max-bulk-len among the masters
@@ -98,8 +98,8 @@ func NewCluster(url, password string, timeout time.Duration, tlsFiles TLSFiles) 
 	case tlsFiles.set():
 		return nil, fmt.Errorf("ephpm.server %q: TLS settings (ephpm.server_tls_*) are given but the address is not rediss-cluster://", url)
 	}
-	c := &Cluster{addr: url, rdb: redis.NewClusterClient(opt), msgs: &Engine{addr: url}}
-	c.msgs.isRedis.Store(true)
+	c := &Cluster{addr: url, rdb: redis.NewClusterClient(opt), peer: &peer{addr: url}}
+	c.peer.isRedis.Store(true)
 	return c, nil
 }
 
@@ -249,7 +249,7 @@ func (c *Cluster) classify(err error) error {
 	case errors.As(err, &rerr) && c.unavailableReply(err.Error()):
 		return fmt.Errorf("%w: the Redis Cluster at %s cannot take the command now (nothing ran): %s", kv.ErrUnavailable, c.addr, err)
 	case errors.As(err, &rerr):
-		return c.msgs.classifyReply(err.Error())
+		return c.peer.classifyReply(err.Error())
 	case errors.Is(err, ErrEvicting):
 		return err
 	}
@@ -616,7 +616,7 @@ func (c *Cluster) Stats() (kv.Stats, error) {
 			return err
 		}
 		st := kv.Stats{Keys: keys}
-		if err := c.msgs.readRedisStats(1, &reply{kind: '$', n: int64(len(info)), data: []byte(info)}, &st); err != nil {
+		if err := readRedisStats(1, &reply{kind: '$', n: int64(len(info)), data: []byte(info)}, &st, 0); err != nil {
 			return err
 		}
 		mu.Lock()

@@ -71,7 +71,7 @@ func (c *Cluster) LeaseTTL(key string, token []byte) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	return c.msgs.leaseTTLReply(n)
+	return c.peer.leaseTTLReply(n)
 }
 
 // RateLimit implements kv.RateLimiter.
@@ -96,5 +96,5 @@ func (c *Cluster) RateLimit(key string, limit int64, window time.Duration) (bool
 	if !ok {
 		return false, 0, 0, c.classify(errProtocolReply{fmt.Sprintf("unexpected reply %v", v)})
 	}
-	return c.msgs.rateResult(res)
+	return c.peer.rateResult(res)
 }

@@ -92,16 +92,6 @@ func (e *Engine) learnRedis() error {
 
 func evicts(policy string) bool { return policy != "" && policy != "noeviction" }
 
-// kind names the server in messages: "ephpm-kv server" until a Valkey or
-// Redis answered at this address, or for a redis:// address that none did
-// yet.
-func (e *Engine) kind() string {
-	if e.isRedis.Load() || strings.HasPrefix(e.addr, "redis") {
-		return "Valkey/Redis server"
-	}
-	return "ephpm-kv server"
-}
-
 // readFeatures reads COMMAND INFO's reply (i 0) or CONFIG GET's (i 1,
 // name and value pairs in any order).
 func readFeatures(c *client, r *reply, i int, d *dialect, limit *int64, policy *string) error {

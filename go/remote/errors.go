@@ -8,9 +8,27 @@ import (
 	"net"
 	"regexp"
 	"strings"
+	"sync/atomic"
 
 	"github.com/ephpm/ephpm-kv/kv"
 )
+
+// peer is the server an engine talks to, as its messages name it: the
+// Engine and the Cluster word and classify errors alike through it.
+type peer struct {
+	addr    string      // ephpm.server, for messages
+	isRedis atomic.Bool // a Valkey or Redis answered here
+}
+
+// kind names the server in messages: "ephpm-kv server" until a Valkey or
+// Redis answered at this address, or for a redis:// address that none did
+// yet.
+func (e *peer) kind() string {
+	if e.isRedis.Load() || strings.HasPrefix(e.addr, "redis") {
+		return "Valkey/Redis server"
+	}
+	return "ephpm-kv server"
+}
 
 // replyError is an error reply from the server.
 type replyError string
@@ -63,7 +81,7 @@ func notServing(msg string) bool {
 
 func isProtocolError(msg string) bool { return strings.HasPrefix(msg, "ERR Protocol error") }
 
-func (e *Engine) classify(err error) error {
+func (e *peer) classify(err error) error {
 	var reply replyError
 	if errors.As(err, &reply) {
 		return e.classifyReply(reply.Error())
@@ -82,7 +100,7 @@ func (e *Engine) classify(err error) error {
 // classifyReply gives a server's error reply its kv meaning: the engine
 // errors from kv's RESP table, plus what only a client meets (a bulk over
 // the server's limit, a refused password).
-func (e *Engine) classifyReply(msg string) error {
+func (e *peer) classifyReply(msg string) error {
 	kind, detail, ok := kv.ParseRESPError(msg)
 	switch {
 	case ok && kind == kv.ErrNotLease && e.isRedis.Load():
@@ -114,7 +132,7 @@ func (e *Engine) classifyReply(msg string) error {
 var errWrongType = errors.New("wrong type")
 
 // storeError words an engine error the server reported.
-func (e *Engine) storeError(kind error, detail, reply string) error {
+func (e *peer) storeError(kind error, detail, reply string) error {
 	switch {
 	case kind == kv.ErrFull && detail == "":
 		return fmt.Errorf("%w at the %s %s: %s", kv.ErrFull, e.kind(), e.addr, reply)

@@ -151,7 +151,7 @@ func (e *Engine) LeaseTTL(key string, token []byte) (time.Duration, error) {
 // leaseTTLReply checks a LeaseTTL reply in microseconds: -2 or a time left
 // no longer than a lease can be (a server that does not keep the
 // contract, not a number to pass on).
-func (e *Engine) leaseTTLReply(n int64) (time.Duration, error) {
+func (e *peer) leaseTTLReply(n int64) (time.Duration, error) {
 	if n != int64(kv.TTLMissing) && (n < 0 || n > int64(kv.MaxTTL/time.Microsecond)) {
 		return 0, e.classify(errProtocolReply{fmt.Sprintf("lease ttl reply %d out of range", n)})
 	}
@@ -215,7 +215,7 @@ func readRateReply(r *reply, c *client, res *[3]int64) error {
 
 // rateResult checks a rate-limit reply's numbers: a reply out of range is
 // a server that does not keep the contract, not a number to pass on.
-func (e *Engine) rateResult(res [3]int64) (bool, int64, time.Duration, error) {
+func (e *peer) rateResult(res [3]int64) (bool, int64, time.Duration, error) {
 	allowed, remaining, retry := res[0], res[1], res[2]
 	if allowed < 0 || allowed > 1 || remaining < 0 || remaining >= kv.MaxRateLimit ||
 		retry < 0 || retry > int64(kv.MaxTTL/time.Microsecond) || (allowed == 1 && retry != 0) {

@@ -31,7 +31,9 @@ func redisStatsCmd(c *client) {
 	c.arg("keyspace")
 }
 
-func (e *Engine) readRedisStats(i int, r *reply, st *kv.Stats) error {
+// readRedisStats reads Stats's replies from a Valkey or Redis: DBSIZE's
+// (i 0), then INFO's. limit: the value limit learned, when positive.
+func readRedisStats(i int, r *reply, st *kv.Stats, limit int64) error {
 	if i == 0 {
 		if r.kind != ':' {
 			return errUnexpected(r)
@@ -70,7 +72,7 @@ func (e *Engine) readRedisStats(i int, r *reply, st *kv.Stats) error {
 			*to = n
 		}
 	}
-	if limit := e.maxValue.Load(); limit > 0 {
+	if limit > 0 {
 		st.MaxValueSize = limit
 	}
 	return nil

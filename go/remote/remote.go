@@ -18,13 +18,12 @@ import (
 // Engine implements kv.Engine against a server, over one connection that
 // callers take turns on (one PHP thread's round trip at a time).
 type Engine struct {
-	addr                        string // ephpm.server, for messages
+	peer
 	network, dialAddr, password string
 	timeout                     time.Duration
 	raw                         bool
 	tlsFiles                    TLSFiles
 	tls                         *tls.Config // rediss://: set by New
-	isRedis                     atomic.Bool // a Valkey or Redis answered here (for messages)
 
 	mu sync.Mutex
 	cl *client // nil: dial on the next call
@@ -66,7 +65,7 @@ func New(url, password string, timeout time.Duration, opts ...Option) (*Engine, 
 	if timeout <= 0 {
 		timeout = time.Second
 	}
-	e := &Engine{addr: url, network: network, dialAddr: addr, password: password, timeout: timeout}
+	e := &Engine{peer: peer{addr: url}, network: network, dialAddr: addr, password: password, timeout: timeout}
 	for _, opt := range opts {
 		opt(e)
 	}

@@ -326,7 +326,7 @@ func clientMemory(t *testing.T, url string) int64 {
 // The replies of a server that closes the connection for a limit of its
 // own, not of the command: unavailable, and the connection is dropped.
 func TestServerLimitReplies(t *testing.T) {
-	e := &Engine{addr: "unix:///x.sock"}
+	e := &Engine{peer: peer{addr: "unix:///x.sock"}}
 	for msg, want := range map[string]string{
 		"ERR max number of clients reached": "client limit",
 		"ERR max memory for clients reached (--max-client-memory): this client had the largest buffers and is closed": "memory for client buffers",
@@ -407,7 +407,7 @@ func TestLockValueOverServerLimit(t *testing.T) {
 // The server's protocol-error replies, an older server's wording and
 // today's (Redis's), are "too large" when they concern a bulk's size.
 func TestProtocolErrorReplies(t *testing.T) {
-	e := &Engine{addr: "unix:///x.sock"}
+	e := &Engine{peer: peer{addr: "unix:///x.sock"}}
 	for _, msg := range []string{
 		"ERR Protocol error: protocol limit: bulk of 70000 bytes, the limit is 65536",
 		"ERR Protocol error: invalid bulk length 70000 (at most 65536 bytes)",
