@@ -82,8 +82,8 @@ func checkErrorCodes(t *testing.T) {
 		"OVERFLOW":        kv.ErrOverflow,
 		"CONFIG":          configError{errors.New(`ephpm.server "unix:x": a unix socket path must be absolute`)},
 		"UNAVAILABLE":     fmt.Errorf("%w: cannot reach the ephpm-kv server", kv.ErrUnavailable),
-		"BAD_ARGUMENT":    fmt.Errorf("%w: permits must be 1 to 1024, got 0", kv.ErrBadLease),
-		"WRONG_TYPE":      fmt.Errorf("%w (server: WRONGTYPE ...)", kv.ErrNotLease),
+		"BAD_ARGUMENT":    fmt.Errorf("%w: permits must be 1 to 1024, got 0", kv.ErrBadArgument),
+		"WRONG_TYPE":      fmt.Errorf("%w (server: WRONGTYPE ...)", kv.ErrWrongType),
 		"CORRUPT":         fmt.Errorf("%w: the record of key %q fails its checksum", shm.ErrCorrupt, "k"),
 	}
 	for name, code := range header {

@@ -17,7 +17,7 @@ func ephpmKvLeaseAcquire(key *C.char, keyLen C.size_t, token *C.char, tokenLen C
 	defer recoverInto(cerr, &rc)
 	l := engine()
 	if mode < 0 || mode > 255 { // kv.LeaseMode is a byte: never let a wrapped value pick a mode
-		return fail(cerr, fmt.Errorf("%w: unknown mode %d", kv.ErrBadLease, mode))
+		return fail(cerr, fmt.Errorf("%w: unknown mode %d", kv.ErrBadArgument, mode))
 	}
 	f, ok, err := l.LeaseAcquire(goString(key, keyLen), goBytes(token, tokenLen), kv.LeaseMode(mode), int64(limit), time.Duration(ttl), time.Duration(intent))
 	*fence = C.int64_t(f)

@@ -20,7 +20,7 @@ import (
 //
 //   - the guard, at the name's own key (prefix+"k/"+name), holds leaseMarker:
 //     what plain ops see (Get, Exists, TTL, Del, Expire act on it), what
-//     marks the name as a lease set (a plain value there is kv.ErrNotLease),
+//     marks the name as a lease set (a plain value there is kv.ErrWrongType),
 //     and what serializes writers: every lease write compares its mod
 //     revision with the one its decision read, and puts it;
 //   - each holder is a key base+"h"+token (each intent base+"i"+token, base
@@ -96,7 +96,7 @@ type leaseSet struct {
 
 // readLeases reads name's guard and entries in one read-only transaction
 // (one revision, linearizable). A guard holding anything but leaseMarker
-// is kv.ErrNotLease.
+// is kv.ErrWrongType.
 func (e *Engine) readLeases(ctx context.Context, cl *clientv3.Client, name string) (*leaseSet, error) {
 	s := &leaseSet{guardKey: e.dataKey(name), base: e.leaseBase(name),
 		holders: map[string]leaseEntry{}, intents: map[string]leaseEntry{}, entryLeases: map[clientv3.LeaseID]bool{}}
@@ -107,7 +107,7 @@ func (e *Engine) readLeases(ctx context.Context, cl *clientv3.Client, name strin
 	guardCreated := int64(1<<63 - 1) // no guard: every entry is stale
 	if g := r.Responses[0].GetResponseRange().Kvs; len(g) > 0 {
 		if string(g[0].Value) != leaseMarker {
-			return nil, fmt.Errorf("%w: %q", kv.ErrNotLease, name)
+			return nil, fmt.Errorf("%w: %q", kv.ErrWrongType, name)
 		}
 		s.guardRev, s.guardLease, guardCreated = g[0].ModRevision, clientv3.LeaseID(g[0].Lease), g[0].CreateRevision
 	}

@@ -224,7 +224,7 @@ func TestLeaseIntentExpires(t *testing.T) {
 // Del of the name frees every holder at once (they become stale, older
 // than any later guard), even the same token acquiring again: it gets a
 // new, higher fence, and is one holder. A plain value at the name is
-// kv.ErrNotLease to both families. Neither Del nor Set of a lease key
+// kv.ErrWrongType to both families. Neither Del nor Set of a lease key
 // revokes the shared lease other names' holders are on.
 func TestLeaseDelFreesHolders(t *testing.T) {
 	t.Parallel()
@@ -269,10 +269,10 @@ func TestLeaseDelFreesHolders(t *testing.T) {
 	if err := e.Set("k", []byte("plain"), 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := e.LeaseAcquire("k", []byte("a"), kv.LeaseShared, 0, time.Second, 0); !errors.Is(err, kv.ErrNotLease) {
+	if _, _, err := e.LeaseAcquire("k", []byte("a"), kv.LeaseShared, 0, time.Second, 0); !errors.Is(err, kv.ErrWrongType) {
 		t.Fatalf("acquire on a plain value: %v", err)
 	}
-	if _, _, _, err := e.RateLimit("k", 3, time.Second); !errors.Is(err, kv.ErrNotLease) {
+	if _, _, _, err := e.RateLimit("k", 3, time.Second); !errors.Is(err, kv.ErrWrongType) {
 		t.Fatalf("rate limit on a plain value: %v", err)
 	}
 	time.Sleep(300 * time.Millisecond) // a revoke runs in the background

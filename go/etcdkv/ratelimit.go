@@ -80,7 +80,7 @@ func (e *Engine) RateLimit(key string, limit int64, window time.Duration) (bool,
 		if len(g.Kvs) > 0 {
 			var ok bool
 			if log, ok = parseRateLog(g.Kvs[0].Value); !ok {
-				return false, 0, 0, fmt.Errorf("%w: %q", kv.ErrNotLease, key)
+				return false, 0, 0, fmt.Errorf("%w: %q", kv.ErrWrongType, key)
 			}
 			cmp = clientv3.Compare(clientv3.ModRevision(k), "=", g.Kvs[0].ModRevision)
 		}

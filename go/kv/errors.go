@@ -5,7 +5,7 @@ package kv
 // hold those tables complete.
 var Errors = []error{
 	ErrEmptyKey, ErrKeyTooLarge, ErrValueTooLarge, ErrBadTTL, ErrFull, ErrNotInteger, ErrOverflow,
-	ErrClosed, ErrUnavailable, ErrBadLease, ErrNotLease,
+	ErrClosed, ErrUnavailable, ErrBadArgument, ErrWrongType,
 }
 
 // ClientSide reports the errors only a client meets (the engine could not

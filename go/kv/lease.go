@@ -33,13 +33,15 @@ const (
 )
 
 var (
-	// ErrBadLease: an empty or oversized token, an unknown mode, a limit
+	// ErrBadArgument: an empty or oversized token, an unknown mode, a limit
 	// outside 1..MaxLeaseHolders (or 1..MaxRateLimit), or a ttl or window
-	// that is not positive.
-	ErrBadLease = errors.New("bad lease or rate-limit argument")
-	// ErrNotLease: the key holds a value no lease or rate-limit operation
-	// wrote (a plain set, or the other family's record).
-	ErrNotLease = errors.New("key holds a value that is not a lease set or rate-limit log")
+	// that is not positive: a lease's or a rate limit's argument. (Its
+	// message keeps the wording servers and clients already exchange.)
+	ErrBadArgument = errors.New("bad lease or rate-limit argument")
+	// ErrWrongType: the key holds a value no lease or rate-limit operation
+	// wrote (a plain set, or the other family's record), or, on a Redis, a
+	// value of another Redis type than the operation's.
+	ErrWrongType = errors.New("key holds a value that is not a lease set or rate-limit log")
 )
 
 // Leases is the family of operations behind read/write locks and
@@ -106,13 +108,13 @@ type RateLimiter interface {
 // CheckLease validates LeaseAcquire's arguments.
 func CheckLease(token []byte, mode LeaseMode, limit int64, ttl, intent time.Duration) error {
 	if len(token) == 0 || len(token) > MaxLeaseToken {
-		return fmt.Errorf("%w: token must be 1 to %d bytes, got %d", ErrBadLease, MaxLeaseToken, len(token))
+		return fmt.Errorf("%w: token must be 1 to %d bytes, got %d", ErrBadArgument, MaxLeaseToken, len(token))
 	}
 	if mode < LeaseShared || mode > LeasePermit {
-		return fmt.Errorf("%w: unknown mode %d", ErrBadLease, mode)
+		return fmt.Errorf("%w: unknown mode %d", ErrBadArgument, mode)
 	}
 	if mode == LeasePermit && (limit < 1 || limit > MaxLeaseHolders) {
-		return fmt.Errorf("%w: permits must be 1 to %d, got %d", ErrBadLease, MaxLeaseHolders, limit)
+		return fmt.Errorf("%w: permits must be 1 to %d, got %d", ErrBadArgument, MaxLeaseHolders, limit)
 	}
 	if err := CheckLeaseTTL(ttl); err != nil {
 		return err
@@ -134,7 +136,7 @@ func CheckLeaseTTL(ttl time.Duration) error {
 // CheckLeaseToken validates a token for LeaseRelease and LeaseRenew.
 func CheckLeaseToken(token []byte) error {
 	if len(token) == 0 || len(token) > MaxLeaseToken {
-		return fmt.Errorf("%w: token must be 1 to %d bytes, got %d", ErrBadLease, MaxLeaseToken, len(token))
+		return fmt.Errorf("%w: token must be 1 to %d bytes, got %d", ErrBadArgument, MaxLeaseToken, len(token))
 	}
 	return nil
 }
@@ -142,7 +144,7 @@ func CheckLeaseToken(token []byte) error {
 // CheckRateLimit validates RateLimit's arguments.
 func CheckRateLimit(limit int64, window time.Duration) error {
 	if limit < 1 || limit > MaxRateLimit {
-		return fmt.Errorf("%w: limit must be 1 to %d, got %d", ErrBadLease, MaxRateLimit, limit)
+		return fmt.Errorf("%w: limit must be 1 to %d, got %d", ErrBadArgument, MaxRateLimit, limit)
 	}
 	if window <= 0 || window > MaxTTL {
 		return fmt.Errorf("%w: a window must be above 0 and at most %d seconds, got %d ns", ErrBadTTL, MaxTTLSeconds, int64(window))

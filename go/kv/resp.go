@@ -43,8 +43,8 @@ var RESPErrors = []struct {
 	{ErrKeyTooLarge, "ERR", respAppend},
 	{ErrEmptyKey, "ERR", respAppend},
 	{ErrBadTTL, "ERR", respAppend},
-	{ErrBadLease, "ERR", respAppend},
-	{ErrNotLease, RESPWrongType, respExact},
+	{ErrBadArgument, "ERR", respAppend},
+	{ErrWrongType, RESPWrongType, respExact},
 }
 
 // detailOf is err's message past its sentinel's ("value is too large: 5

@@ -58,8 +58,8 @@ func TestRESPRepliesKeepTheirWording(t *testing.T) {
 		{fmt.Errorf("%w: 9223372036854775807 + 1", ErrOverflow), "ERR increment or decrement would overflow"},
 		{fmt.Errorf("%w: 65537 bytes, the limit is 65536", ErrKeyTooLarge), "ERR key is too large: 65537 bytes, the limit is 65536"},
 		{ErrEmptyKey, "ERR key must not be empty"},
-		{fmt.Errorf("%w: token must be 1 to 64 bytes, got 0", ErrBadLease), "ERR bad lease or rate-limit argument: token must be 1 to 64 bytes, got 0"},
-		{ErrNotLease, "WRONGTYPE Operation against a key holding the wrong kind of value"},
+		{fmt.Errorf("%w: token must be 1 to 64 bytes, got 0", ErrBadArgument), "ERR bad lease or rate-limit argument: token must be 1 to 64 bytes, got 0"},
+		{ErrWrongType, "WRONGTYPE Operation against a key holding the wrong kind of value"},
 	}
 	for _, c := range cases {
 		if got := RESPReply(c.err); got != c.want {
@@ -68,7 +68,7 @@ func TestRESPRepliesKeepTheirWording(t *testing.T) {
 	}
 	// Redis's own WRONGTYPE reply (a script's HGET on a string) is the
 	// same refusal.
-	if got, _, ok := ParseRESPError("WRONGTYPE Operation against a key holding the wrong kind of value"); got != ErrNotLease || !ok {
+	if got, _, ok := ParseRESPError("WRONGTYPE Operation against a key holding the wrong kind of value"); got != ErrWrongType || !ok {
 		t.Errorf("Redis's WRONGTYPE: %v, %v", got, ok)
 	}
 	// Redis's own OOM reply, without the engine's detail.

@@ -103,11 +103,11 @@ func (e *peer) classify(err error) error {
 func (e *peer) classifyReply(msg string) error {
 	kind, detail, ok := kv.ParseRESPError(msg)
 	switch {
-	case ok && kind == kv.ErrNotLease && e.isRedis.Load():
+	case ok && kind == kv.ErrWrongType && e.isRedis.Load():
 		// Redis's WRONGTYPE: a key of another Redis type than the
 		// operation's (a hash, a list... for a string operation; a string
 		// for a lease's hash).
-		return fmt.Errorf("%w: the %s at %s holds a value of another Redis type at that key: %s (%w)", kv.ErrNotLease, e.kind(), e.addr, msg, errWrongType)
+		return fmt.Errorf("%w: the %s at %s holds a value of another Redis type at that key: %s (%w)", kv.ErrWrongType, e.kind(), e.addr, msg, errWrongType)
 	case ok:
 		return e.storeError(kind, detail, msg)
 	}
@@ -127,7 +127,7 @@ func (e *peer) classifyReply(msg string) error {
 }
 
 // errWrongType: a Valkey or Redis key of another type than the
-// operation's (kv.ErrNotLease too). Incr reports it as kv.ErrNotInteger, as
+// operation's (kv.ErrWrongType too). Incr reports it as kv.ErrNotInteger, as
 // the in-process store does for any value that is not an integer.
 var errWrongType = errors.New("wrong type")
 

@@ -94,10 +94,10 @@ func checkLeaseWire(t *testing.T, e leaseEngine, tag string) {
 	if err := e.Set(plain, a, 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := e.LeaseAcquire(plain, a, kv.LeaseShared, 0, time.Minute, 0); !errors.Is(err, kv.ErrNotLease) {
+	if _, _, err := e.LeaseAcquire(plain, a, kv.LeaseShared, 0, time.Minute, 0); !errors.Is(err, kv.ErrWrongType) {
 		t.Fatalf("acquire on a plain value: %v", err)
 	}
-	if _, _, _, err := e.RateLimit(sem, 1, time.Minute); !errors.Is(err, kv.ErrNotLease) {
+	if _, _, _, err := e.RateLimit(sem, 1, time.Minute); !errors.Is(err, kv.ErrWrongType) {
 		t.Fatalf("rate limit on a lease set: %v", err)
 	}
 	// Rate limit: 2 a minute.
@@ -110,14 +110,14 @@ func checkLeaseWire(t *testing.T, e leaseEngine, tag string) {
 	if ok || left != 0 || retry <= 50*time.Second || retry > time.Minute || err != nil {
 		t.Fatalf("third call: %v, %d, %v, %v; want refused, retry in about a minute", ok, left, retry, err)
 	}
-	if _, err := e.LeaseCount(rate); !errors.Is(err, kv.ErrNotLease) {
+	if _, err := e.LeaseCount(rate); !errors.Is(err, kv.ErrWrongType) {
 		t.Fatalf("lease count of a rate log: %v", err)
 	}
 	// Bad arguments are refused before anything is sent.
-	if _, _, err := e.LeaseAcquire(key, nil, kv.LeaseShared, 0, time.Minute, 0); !errors.Is(err, kv.ErrBadLease) {
+	if _, _, err := e.LeaseAcquire(key, nil, kv.LeaseShared, 0, time.Minute, 0); !errors.Is(err, kv.ErrBadArgument) {
 		t.Fatalf("empty token: %v", err)
 	}
-	if _, _, _, err := e.RateLimit(rate, kv.MaxRateLimit+1, time.Minute); !errors.Is(err, kv.ErrBadLease) {
+	if _, _, _, err := e.RateLimit(rate, kv.MaxRateLimit+1, time.Minute); !errors.Is(err, kv.ErrBadArgument) {
 		t.Fatalf("limit over the maximum: %v", err)
 	}
 }

@@ -237,7 +237,7 @@ func hashTag(key string) (string, bool) {
 // calls' times (8-byte integers, oldest first; see scriptRateLimit for
 // what a call reads and writes). A value without its family's
 // header (a plain SET, the other family's, or one cut short) is refused
-// with Redis's WRONGTYPE (kv.ErrNotLease) before anything is written, as
+// with Redis's WRONGTYPE (kv.ErrWrongType) before anything is written, as
 // is a key of another Redis type by GET itself.
 //
 // Every script reads TIME once (allowed since Redis 5, whose scripts

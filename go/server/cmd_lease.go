@@ -22,7 +22,7 @@ var leaseModes = map[string]kv.LeaseMode{"shared": kv.LeaseShared, "exclusive": 
 func cmdLeaseAcquire(s *Server, c *conn, a [][]byte) {
 	mode, ok := leaseModes[strings.ToLower(string(a[3]))]
 	if !ok {
-		writeStoreErr(c, fmt.Errorf("%w: unknown mode '%.32s' (SHARED, EXCLUSIVE or PERMIT)", kv.ErrBadLease, a[3]))
+		writeStoreErr(c, fmt.Errorf("%w: unknown mode '%.32s' (SHARED, EXCLUSIVE or PERMIT)", kv.ErrBadArgument, a[3]))
 		return
 	}
 	limit, ok := parseInt(a[4])

@@ -55,7 +55,7 @@ func tailNeed(key string, n, words int) uint64 {
 // familyValue is the value of the record at off (0: none) when it is a
 // live record of the family flag; nil when there is none or it expired
 // (stale: a record to reclaim). A live record of any other kind is
-// kv.ErrNotLease.
+// kv.ErrWrongType.
 func (e *Engine) familyValue(st *stripe, off uint64, c *clock, flag uint8, key string) (v []byte, stale bool, err error) {
 	if off == 0 {
 		return nil, false, nil
@@ -68,7 +68,7 @@ func (e *Engine) familyValue(st *stripe, off uint64, c *clock, flag uint8, key s
 		return nil, false, err
 	}
 	if r.flags&flag == 0 {
-		return nil, false, kv.ErrNotLease
+		return nil, false, kv.ErrWrongType
 	}
 	if !e.tailFits(off, r) {
 		return nil, false, errCorruptSet

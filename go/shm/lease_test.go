@@ -237,23 +237,23 @@ func TestLeaseWrongTypeAndBadArguments(t *testing.T) {
 	e.RateLimit("rate", 5, time.Minute)
 	acquire(t, e, "lease", "a", kv.LeaseShared, 0, time.Minute, 0)
 	for _, key := range []string{"plain", "lookalike", "rate"} {
-		if _, _, err := e.LeaseAcquire(key, []byte("t"), kv.LeaseShared, 0, time.Minute, 0); !errors.Is(err, kv.ErrNotLease) {
+		if _, _, err := e.LeaseAcquire(key, []byte("t"), kv.LeaseShared, 0, time.Minute, 0); !errors.Is(err, kv.ErrWrongType) {
 			t.Errorf("LeaseAcquire on %s: %v", key, err)
 		}
-		if _, err := e.LeaseRelease(key, []byte("t")); !errors.Is(err, kv.ErrNotLease) {
+		if _, err := e.LeaseRelease(key, []byte("t")); !errors.Is(err, kv.ErrWrongType) {
 			t.Errorf("LeaseRelease on %s: %v", key, err)
 		}
-		if _, err := e.LeaseRenew(key, []byte("t"), time.Second); !errors.Is(err, kv.ErrNotLease) {
+		if _, err := e.LeaseRenew(key, []byte("t"), time.Second); !errors.Is(err, kv.ErrWrongType) {
 			t.Errorf("LeaseRenew on %s: %v", key, err)
 		}
-		if _, err := e.LeaseCount(key); !errors.Is(err, kv.ErrNotLease) {
+		if _, err := e.LeaseCount(key); !errors.Is(err, kv.ErrWrongType) {
 			t.Errorf("LeaseCount on %s: %v", key, err)
 		}
 	}
-	if _, _, _, err := e.RateLimit("lease", 5, time.Minute); !errors.Is(err, kv.ErrNotLease) {
+	if _, _, _, err := e.RateLimit("lease", 5, time.Minute); !errors.Is(err, kv.ErrWrongType) {
 		t.Errorf("RateLimit on a lease set: %v", err)
 	}
-	if _, _, _, err := e.RateLimit("plain", 5, time.Minute); !errors.Is(err, kv.ErrNotLease) {
+	if _, _, _, err := e.RateLimit("plain", 5, time.Minute); !errors.Is(err, kv.ErrWrongType) {
 		t.Errorf("RateLimit on a plain value: %v", err)
 	}
 	if v, _ := get(t, e, "plain"); v != "value" {
@@ -287,7 +287,7 @@ func TestLeaseWrongTypeAndBadArguments(t *testing.T) {
 		{"t", kv.LeaseExclusive, 0, time.Second, -1},
 	}
 	for _, b := range bad {
-		if _, _, err := e.LeaseAcquire("new", []byte(b.token), b.mode, b.limit, b.ttl, b.intent); !errors.Is(err, kv.ErrBadLease) && !errors.Is(err, kv.ErrBadTTL) {
+		if _, _, err := e.LeaseAcquire("new", []byte(b.token), b.mode, b.limit, b.ttl, b.intent); !errors.Is(err, kv.ErrBadArgument) && !errors.Is(err, kv.ErrBadTTL) {
 			t.Errorf("LeaseAcquire(%q, %d, %d, %v, %v): %v", b.token, b.mode, b.limit, b.ttl, b.intent, err)
 		}
 	}
@@ -297,7 +297,7 @@ func TestLeaseWrongTypeAndBadArguments(t *testing.T) {
 	if _, err := e.LeaseRenew("lease", []byte("b"), 0); !errors.Is(err, kv.ErrBadTTL) {
 		t.Errorf("LeaseRenew with ttl 0: %v", err)
 	}
-	if _, err := e.LeaseRelease("lease", nil); !errors.Is(err, kv.ErrBadLease) {
+	if _, err := e.LeaseRelease("lease", nil); !errors.Is(err, kv.ErrBadArgument) {
 		t.Errorf("LeaseRelease with no token: %v", err)
 	}
 }

@@ -160,7 +160,7 @@ func TestRateLimitBadArguments(t *testing.T) {
 		limit  int64
 		window time.Duration
 	}{{0, time.Second}, {-1, time.Second}, {kv.MaxRateLimit + 1, time.Second}, {1, 0}, {1, -time.Second}, {1, kv.MaxTTL + 1}} {
-		if _, _, _, err := e.RateLimit("r", c.limit, c.window); !errors.Is(err, kv.ErrBadLease) && !errors.Is(err, kv.ErrBadTTL) {
+		if _, _, _, err := e.RateLimit("r", c.limit, c.window); !errors.Is(err, kv.ErrBadArgument) && !errors.Is(err, kv.ErrBadTTL) {
 			t.Errorf("RateLimit(%d, %v): %v", c.limit, c.window, err)
 		}
 	}

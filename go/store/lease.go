@@ -148,7 +148,7 @@ func (s *Store) acquireStep(key string, old *item, loaded bool, fresh *item, tok
 	it := old
 	switch live := loaded && !old.expiredAt(now); {
 	case live && old.kind != kindLease:
-		res.err = fmt.Errorf("%w: %q", kv.ErrNotLease, key)
+		res.err = fmt.Errorf("%w: %q", kv.ErrWrongType, key)
 		return old, xsync.CancelOp
 	case live:
 	case loaded && old.kind == kindLease:
@@ -331,7 +331,7 @@ func (s *Store) leaseStep(key string, old *item, loaded bool, token []byte, err 
 		return nil, leaseScan{}, 0, xsync.DeleteOp
 	}
 	if old.kind != kindLease {
-		*err = fmt.Errorf("%w: %q", kv.ErrNotLease, key)
+		*err = fmt.Errorf("%w: %q", kv.ErrWrongType, key)
 		return nil, leaseScan{}, 0, xsync.CancelOp
 	}
 	return old, scanLease(old, now, token), now, xsync.CancelOp

@@ -23,10 +23,10 @@ func TestLeaseForgedValue(t *testing.T) {
 		t.Fatalf("a lease set reads %q", set)
 	}
 	s.Set("forged", set, time.Minute)
-	if _, _, err := s.LeaseAcquire("forged", []byte("b"), kv.LeaseShared, 0, time.Minute, 0); !errors.Is(err, kv.ErrNotLease) {
+	if _, _, err := s.LeaseAcquire("forged", []byte("b"), kv.LeaseShared, 0, time.Minute, 0); !errors.Is(err, kv.ErrWrongType) {
 		t.Fatalf("LeaseAcquire of a plain copy of a lease set: %v", err)
 	}
-	if ok, err := s.LeaseRelease("forged", []byte("a")); !errors.Is(err, kv.ErrNotLease) || ok {
+	if ok, err := s.LeaseRelease("forged", []byte("a")); !errors.Is(err, kv.ErrWrongType) || ok {
 		t.Fatalf("LeaseRelease of a plain copy of a lease set: %v, %v", ok, err)
 	}
 	// Plain ops on a lease key see its bytes: TTLIfEq, DelIfEq compare them.

@@ -82,7 +82,7 @@ func (s *Store) rateStep(key string, old *item, loaded bool, fresh *item, limit 
 	it := old
 	switch live := loaded && !old.expiredAt(now); {
 	case live && old.kind != kindRate:
-		res.err = fmt.Errorf("%w: %q", kv.ErrNotLease, key)
+		res.err = fmt.Errorf("%w: %q", kv.ErrWrongType, key)
 		return old, xsync.CancelOp
 	case live:
 	case loaded && old.kind == kindRate:

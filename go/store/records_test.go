@@ -77,7 +77,7 @@ func TestExportKindsAndRestore(t *testing.T) {
 	if ok, left, _, err := dst.RateLimit("rate", 21, time.Minute); !ok || left != 0 || err != nil {
 		t.Fatalf("the 21st call of 21 after restore: %v, %d left, %v", ok, left, err)
 	}
-	if _, err := dst.LeaseCount("plain"); !errors.Is(err, kv.ErrNotLease) {
+	if _, err := dst.LeaseCount("plain"); !errors.Is(err, kv.ErrWrongType) {
 		t.Fatalf("a plain value that looks like a lease set: %v", err)
 	}
 	// What is not a record is refused, not stored.

@@ -426,7 +426,7 @@ func checkLeaseRelease(h0 *harness) {
 	h.grant("p", "c", exclusive, 0)
 }
 
-// Bad arguments are refused with kv.ErrBadLease or kv.ErrBadTTL, and leave
+// Bad arguments are refused with kv.ErrBadArgument or kv.ErrBadTTL, and leave
 // nothing behind.
 func checkLeaseBadArgs(h0 *harness) {
 	h := leases(h0)
@@ -442,13 +442,13 @@ func checkLeaseBadArgs(h0 *harness) {
 		intent time.Duration
 		want   error
 	}{
-		{"empty token", "", shared, 0, time.Minute, 0, kv.ErrBadLease},
-		{"long token", long, shared, 0, time.Minute, 0, kv.ErrBadLease},
-		{"mode 0", "t", 0, 1, time.Minute, 0, kv.ErrBadLease},
-		{"mode 4", "t", permit + 1, 1, time.Minute, 0, kv.ErrBadLease},
-		{"0 permits", "t", permit, 0, time.Minute, 0, kv.ErrBadLease},
-		{"-1 permits", "t", permit, -1, time.Minute, 0, kv.ErrBadLease},
-		{"too many permits", "t", permit, kv.MaxLeaseHolders + 1, time.Minute, 0, kv.ErrBadLease},
+		{"empty token", "", shared, 0, time.Minute, 0, kv.ErrBadArgument},
+		{"long token", long, shared, 0, time.Minute, 0, kv.ErrBadArgument},
+		{"mode 0", "t", 0, 1, time.Minute, 0, kv.ErrBadArgument},
+		{"mode 4", "t", permit + 1, 1, time.Minute, 0, kv.ErrBadArgument},
+		{"0 permits", "t", permit, 0, time.Minute, 0, kv.ErrBadArgument},
+		{"-1 permits", "t", permit, -1, time.Minute, 0, kv.ErrBadArgument},
+		{"too many permits", "t", permit, kv.MaxLeaseHolders + 1, time.Minute, 0, kv.ErrBadArgument},
 		{"ttl 0", "t", shared, 0, 0, 0, kv.ErrBadTTL},
 		{"ttl -1", "t", exclusive, 0, -1, 0, kv.ErrBadTTL},
 		{"ttl past MaxTTL", "t", permit, 1, kv.MaxTTL + 1, 0, kv.ErrBadTTL},
@@ -461,10 +461,10 @@ func checkLeaseBadArgs(h0 *harness) {
 		}
 	}
 	for _, tok := range []string{"", long} {
-		if _, err := h.l.LeaseRelease("bad", []byte(tok)); !errors.Is(err, kv.ErrBadLease) {
+		if _, err := h.l.LeaseRelease("bad", []byte(tok)); !errors.Is(err, kv.ErrBadArgument) {
 			t.Errorf("LeaseRelease with a %d-byte token: %v", len(tok), err)
 		}
-		if _, err := h.l.LeaseRenew("bad", []byte(tok), time.Minute); !errors.Is(err, kv.ErrBadLease) {
+		if _, err := h.l.LeaseRenew("bad", []byte(tok), time.Minute); !errors.Is(err, kv.ErrBadArgument) {
 			t.Errorf("LeaseRenew with a %d-byte token: %v", len(tok), err)
 		}
 	}
@@ -488,7 +488,7 @@ func checkLeaseBadArgs(h0 *harness) {
 }
 
 // A key that holds a plain value (or the other family's record) is
-// kv.ErrNotLease to every lease and rate-limit op, and stays as it was.
+// kv.ErrWrongType to every lease and rate-limit op, and stays as it was.
 func checkLeaseWrongType(h0 *harness) {
 	h := leases(h0)
 	t := h.t
@@ -523,8 +523,8 @@ func checkLeaseWrongType(h0 *harness) {
 		if name == "RateLimit" {
 			key = "lease"
 		}
-		if err := op(key); !errors.Is(err, kv.ErrNotLease) {
-			t.Errorf("%s of the other family's key %q: %v, want kv.ErrNotLease", name, key, err)
+		if err := op(key); !errors.Is(err, kv.ErrWrongType) {
+			t.Errorf("%s of the other family's key %q: %v, want kv.ErrWrongType", name, key, err)
 		}
 	}
 	h.wantCount("lease", 1)
@@ -535,8 +535,8 @@ func checkLeaseWrongType(h0 *harness) {
 	for _, v := range []string{"plain", "", "12", compressible(2000)} {
 		h.set("v", v, time.Minute)
 		for name, op := range ops {
-			if err := op("v"); !errors.Is(err, kv.ErrNotLease) {
-				t.Errorf("%s of a plain %d-byte value: %v, want kv.ErrNotLease", name, len(v), err)
+			if err := op("v"); !errors.Is(err, kv.ErrWrongType) {
+				t.Errorf("%s of a plain %d-byte value: %v, want kv.ErrWrongType", name, len(v), err)
 			}
 			if got, d := h.value("v"), h.ttl("v"); got != v || !h.within(d, time.Minute, time.Since(start)) {
 				t.Fatalf("%s changed a plain value: %.20q, ttl %v", name, got, d)
@@ -756,8 +756,8 @@ func checkLeasePlainWrites(h0 *harness) {
 		t.Fatalf("the rate-limit key after Incr: %v, %d left, %v; want allowed, 3 left", allowed, remaining, err)
 	}
 	h.set("k", "plain", time.Minute)
-	if _, _, err := h.l.LeaseAcquire("k", []byte("a"), shared, 0, time.Minute, 0); !errors.Is(err, kv.ErrNotLease) {
-		t.Fatalf("LeaseAcquire of a lease key Set over: %v, want kv.ErrNotLease", err)
+	if _, _, err := h.l.LeaseAcquire("k", []byte("a"), shared, 0, time.Minute, 0); !errors.Is(err, kv.ErrWrongType) {
+		t.Fatalf("LeaseAcquire of a lease key Set over: %v, want kv.ErrWrongType", err)
 	}
 	if h.value("k") != "plain" {
 		t.Fatal("a refused lease op changed the plain value")
@@ -848,12 +848,12 @@ func checkLeaseTTL(h0 *harness) {
 	}
 	// A plain value is not a lease set; bad tokens are refused.
 	h.set("v", "plain", time.Minute)
-	if _, err := h.l.LeaseTTL("v", []byte("a")); !errors.Is(err, kv.ErrNotLease) {
-		t.Fatalf("LeaseTTL of a plain value: %v, want kv.ErrNotLease", err)
+	if _, err := h.l.LeaseTTL("v", []byte("a")); !errors.Is(err, kv.ErrWrongType) {
+		t.Fatalf("LeaseTTL of a plain value: %v, want kv.ErrWrongType", err)
 	}
 	for _, tok := range [][]byte{nil, []byte(strings.Repeat("t", kv.MaxLeaseToken+1))} {
-		if _, err := h.l.LeaseTTL("k", tok); !errors.Is(err, kv.ErrBadLease) {
-			t.Fatalf("LeaseTTL with a %d-byte token: %v, want kv.ErrBadLease", len(tok), err)
+		if _, err := h.l.LeaseTTL("k", tok); !errors.Is(err, kv.ErrBadArgument) {
+			t.Fatalf("LeaseTTL with a %d-byte token: %v, want kv.ErrBadArgument", len(tok), err)
 		}
 	}
 }

@@ -188,7 +188,7 @@ func checkRateLimitConcurrent(h0 *harness) {
 	}
 }
 
-// Bad arguments are refused with kv.ErrBadLease or kv.ErrBadTTL, and
+// Bad arguments are refused with kv.ErrBadArgument or kv.ErrBadTTL, and
 // record nothing.
 func checkRateLimitBadArgs(h0 *harness) {
 	h := rateLimiter(h0)
@@ -197,9 +197,9 @@ func checkRateLimitBadArgs(h0 *harness) {
 		window time.Duration
 		want   error
 	}{
-		{0, time.Second, kv.ErrBadLease},
-		{-1, time.Second, kv.ErrBadLease},
-		{kv.MaxRateLimit + 1, time.Second, kv.ErrBadLease},
+		{0, time.Second, kv.ErrBadArgument},
+		{-1, time.Second, kv.ErrBadArgument},
+		{kv.MaxRateLimit + 1, time.Second, kv.ErrBadArgument},
 		{1, 0, kv.ErrBadTTL},
 		{1, -time.Second, kv.ErrBadTTL},
 		{1, kv.MaxTTL + 1, kv.ErrBadTTL},
