@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -190,4 +191,65 @@ func TestQuarantinedRecordExpires(t *testing.T) {
 		t.Fatalf("stats: %d quarantined after the expiry", got)
 	}
 	mustVerify(t, e)
+}
+
+// The reclaim pass over a corrupt record (a class no block has) neither
+// panics (a panic under a stripe lock that the cgo layer recovers leaves
+// the stripe locked by a live process: every other one hangs on it) nor
+// frees the block on a free list that is not one (a class past the
+// segment's indexes its free-list heads into the bucket array).
+func TestReclaimPassesCorruptRecordBy(t *testing.T) {
+	for _, bad := range []int{200, -1} {
+		t.Run(fmt.Sprint("class=", bad), func(t *testing.T) {
+			e, off := loopable(t)
+			class := uint8(bad)
+			if bad < 0 {
+				class = uint8(e.classes) // the first class the segment has not
+			}
+			r := e.rec(off)
+			r.class, r.deadline = class, 1 // expired long ago
+			b, _ := e.locate("victim")
+			e.stripe(b & e.stripeMask).minDL = 1
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						t.Errorf("reclaim panicked: %v", p)
+					}
+				}()
+				e.reclaimExpired()
+			}()
+			within(t, "a Get on the stripe after the reclaim", func() {
+				get(t, e, keyOnStripe(e, b&e.stripeMask, "after"))
+			})
+			err := e.Verify()
+			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("record at %d:", off)) {
+				t.Fatalf("Verify: %v; want the corrupt record reported", err)
+			}
+			for _, s := range []string{"free list", "overlap"} {
+				if strings.Contains(err.Error(), s) {
+					t.Fatalf("Verify: %v; the reclaim damaged a free list", err)
+				}
+			}
+		})
+	}
+}
+
+// A record holds its lengths in 32 bits: a value longer than that is
+// refused as too large, whatever max_value_size allows (on a segment over
+// 4 GiB it was stored with its length wrapped: read back truncated). The
+// value is address space nobody may read (PROT_NONE, never backed): only
+// its length is looked at before the refusal.
+func TestValueLongerThanARecordHoldsIsRefused(t *testing.T) {
+	e := newTestEngine(t, 1<<20, Config{MaxValueSize: 1 << 40, CompressMin: -1})
+	huge, err := syscall.Mmap(-1, 0, 1<<32+10, syscall.PROT_NONE, syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+	if err != nil {
+		t.Skip("no 4 GiB of address space:", err)
+	}
+	defer syscall.Munmap(huge)
+	if err := e.Set("k", huge, 0); !errors.Is(err, kv.ErrValueTooLarge) {
+		t.Fatalf("Set of a %d-byte value: %v, want ErrValueTooLarge", len(huge), err)
+	}
+	if _, err := e.SetIfLocked("k", huge, 0, "lock", []byte("t"), time.Second, false); !errors.Is(err, kv.ErrValueTooLarge) {
+		t.Fatalf("SetIfLocked of a %d-byte value: %v, want ErrValueTooLarge", len(huge), err)
+	}
 }

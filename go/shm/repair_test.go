@@ -180,3 +180,59 @@ func (e *Engine) hasRecord(key string) bool {
 	_, off := e.find(b, h, key, kindUser)
 	return off != 0
 }
+
+// A repair that itself dies (the next locker repairs again) must still
+// leave nothing leaked or doubly owned: death inside repair at each of its
+// stores, after a death at each step of an insert or replace.
+func TestRepairSurvivesDeathInsideRepair(t *testing.T) {
+	dead := deadOwner(t)
+	ops := map[string]struct {
+		prepare func(e *Engine)
+		op      func(e *Engine)
+	}{
+		"insert":         {func(e *Engine) {}, func(e *Engine) { e.SetNX("k", []byte("new"), time.Minute) }},
+		"replace":        {func(e *Engine) { e.Set("k", []byte("old"), 0) }, func(e *Engine) { e.Set("k", []byte("new"), 0) }},
+		"from-free-list": {func(e *Engine) { e.Set("k", []byte("old"), 0); e.Del("k") }, func(e *Engine) { e.Set("k", []byte("new"), 0) }},
+		"del":            {func(e *Engine) { e.Set("k", []byte("old"), 0) }, func(e *Engine) { e.Del("k") }},
+		"stolen":         {fillOtherStripes("k"), func(e *Engine) { e.Set("k", []byte("new"), 0) }},
+		"incr":           {func(e *Engine) { e.Set("k", []byte("41"), 0) }, func(e *Engine) { e.Incr("k", 1, 0) }},
+		"fence":          {func(e *Engine) {}, func(e *Engine) { e.Fence("k", 5) }},
+		"expired-reap":   {func(e *Engine) { e.Set("k", []byte("old"), time.Nanosecond) }, func(e *Engine) { e.Get("k", nil) }},
+		"flush":          {func(e *Engine) { e.Set("k", []byte("old"), 0) }, func(e *Engine) { e.Flush() }},
+	}
+	first := []int{crashWritten, crashPublished, crashUnlinked, crashMarkedFree, crashPopped, crashClaimed, crashStealUnlinked}
+	second := []int{crashMarkedFree, crashPushed}
+	// Who repairs: the key's next user (its stripe only), or Verify
+	// (every stripe the dead process held, the steal's source too).
+	repairers := map[string]func(e *Engine){
+		"exists": func(e *Engine) { e.Exists("k") },
+		"verify": func(e *Engine) { e.Verify() },
+	}
+	for name, o := range ops {
+		for _, p1 := range first {
+			for _, p2 := range second {
+				for rname, repairer := range repairers {
+					t.Run(fmt.Sprintf("%s/%d/%d/%s", name, p1, p2, rname), func(t *testing.T) {
+						e := newTestEngine(t, 1<<20, Config{})
+						// On k's stripe, where a flush dies first.
+						kb, _ := e.locate("k")
+						other := keyOnStripe(e, kb&e.stripeMask, "other")
+						e.Set(other, []byte("kept"), 0)
+						o.prepare(e)
+						if !crashAt(t, e, "k", p1, 1, dead, func() { o.op(e) }) {
+							t.Skip("the op does not reach this point")
+						}
+						// The next locker repairs, and dies in the repair.
+						if !crashAt(t, e, "k", p2, 1, dead, func() { repairer(e) }) {
+							t.Skip("the repair does not reach this point")
+						}
+						mustVerify(t, e)
+						if v, _ := get(t, e, other); v != "kept" && name != "flush" {
+							t.Fatalf("%s = %q", other, v)
+						}
+					})
+				}
+			}
+		}
+	}
+}
