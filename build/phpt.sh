@@ -61,7 +61,17 @@ esac
 # run-tests.php exits 0 even when tests fail, so its summary is checked too.
 # PHPT_TESTS: some tests instead of the whole directory (paths from the root)
 read -ra tests <<<"${PHPT_TESTS:-php-tests/}"
-(cd "$root" && php "$run_tests" "${args[@]}" --show-slow 2000 "$@" "${tests[@]}") >"$out" 2>&1 || true
+# run-tests.php writes each test's files beside it (x.php, x.skip.php,
+# x.diff). test-php runs the etcd mode beside the server modes, so it runs
+# from a tree of its own (the tests copied, build/ and go/ linked), where
+# the others' files never meet its own.
+tree=$root
+if [ "$mode" = etcd ]; then
+  tree="$root/build/out/phpt-tree-${log%.log}"
+  rm -rf "$tree" && mkdir -p "$tree"
+  cp -r "$root/php-tests" "$tree/" && ln -s "$root/build" "$tree/build" && ln -s "$root/go" "$tree/go"
+fi
+(cd "$tree" && php "$run_tests" "${args[@]}" --show-slow 2000 "$@" "${tests[@]}") >"$out" 2>&1 || true
 count() { sed -n "s/^Tests $1 *: *\([0-9]*\).*/\1/p" "$out"; }
 echo "phpt $mode: $(count passed) passed, $(count failed) failed, $(count skipped) skipped ($(sed -n 's/^Time taken *: *//p' "$out"), log build/out/$log)"
 if [ "$(count failed)" = 0 ] && ! grep -qE '^Tests (borked|leaked) *: *[1-9]' "$out"; then
