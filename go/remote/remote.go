@@ -1,5 +1,6 @@
-// Package remote is a kv.Engine that talks to an ephpm-kv server over RESP,
-// so every PHP process of a host shares one store. Any failure to reach the
+// Package remote holds the kv.Engines that talk RESP: Engine to an
+// ephpm-kv server or a Valkey/Redis (one connection, pipelined), Cluster to
+// a Redis Cluster (through go-redis), so every PHP process shares one store. Any failure to reach the
 // server, or a reply that does not come in time, is kv.ErrUnavailable: never
 // a guessed answer (a timed-out SETNX may have landed).
 package remote
