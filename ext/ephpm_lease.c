@@ -12,6 +12,7 @@
 #include "ephpm_acquire.h"
 #include "ephpm_args.h"
 #include "ephpm_escape.h"
+#include "ephpm_holder.h"
 #include "ephpm_lease.h"
 #include "ephpm_library.h"
 
@@ -23,18 +24,11 @@
 static zend_object_handlers lease_handlers;
 
 typedef struct ephpm_lease {
-	int64_t ttl_ns;   /* the acquire TTL, refresh()'s default */
+	ephpm_holder h;
 	/* CLOCK_MONOTONIC ns until which the lease is live as far as this
 	 * process knows: taken before the call that granted or renewed it, so
 	 * never later than the store's own expiry. */
 	int64_t deadline;
-	bool released;    /* release() ran (or the destructor did) */
-	bool tracked;     /* in EPHPM_G(held_leases) */
-	/* The name and token every op uses: the readonly properties show
-	 * them, but ArrayObject, ArrayIterator and array_walk() can still
-	 * replace or unset a property (to any type), so they are never read. */
-	zend_string *name, *token;
-	struct ephpm_lease *prev, *next;
 	zend_object std;
 } ephpm_lease;
 
@@ -43,46 +37,8 @@ static zend_always_inline ephpm_lease *lease_from(zend_object *obj)
 	return (ephpm_lease *)((char *)obj - XtOffsetOf(ephpm_lease, std));
 }
 
-#define LEASE_NAME(l) ((l)->name)
-#define LEASE_TOKEN(l) ((l)->token)
-
-static zend_object *lease_create(zend_class_entry *ce)
-{
-	ephpm_lease *lease = zend_object_alloc(sizeof(ephpm_lease), ce);
-	zend_object_std_init(&lease->std, ce);
-	object_properties_init(&lease->std, ce);
-	lease->std.handlers = &lease_handlers;
-	lease->released = true; /* until ephpm_lease_take() fills it in */
-	return &lease->std;
-}
-
-static void track(ephpm_lease *lease)
-{
-	lease->tracked = true;
-	lease->prev = NULL;
-	lease->next = EPHPM_G(held_leases);
-	if (lease->next) {
-		lease->next->prev = lease;
-	}
-	EPHPM_G(held_leases) = lease;
-}
-
-static void untrack(ephpm_lease *lease)
-{
-	if (!lease->tracked) {
-		return;
-	}
-	if (lease->prev) {
-		lease->prev->next = lease->next;
-	} else {
-		EPHPM_G(held_leases) = lease->next;
-	}
-	if (lease->next) {
-		lease->next->prev = lease->prev;
-	}
-	lease->prev = lease->next = NULL;
-	lease->tracked = false;
-}
+#define LEASE_NAME(l) ((l)->h.name)
+#define LEASE_TOKEN(l) ((l)->h.token)
 
 /* A holder's own op (release, renew) finding its name replaced by another
  * kind of value (a plain set, or a del and a rate limit since): its lease
@@ -93,69 +49,39 @@ static int gone_if_replaced(int rc, const ephpm_kv_error *err)
 }
 
 /* Release by token. 1 released, 0 no longer ours, -1 store error. */
-static int lease_release(ephpm_lease *lease, const ephpm_kv_ops *ops, ephpm_kv_error *err)
+static int give_back(ephpm_holder *h, const ephpm_kv_ops *ops, ephpm_kv_error *err)
 {
-	if (lease->released) {
-		return 0;
-	}
-	int rc = gone_if_replaced(ops->lease_release(STR_ARGS(LEASE_NAME(lease)), STR_ARGS(LEASE_TOKEN(lease)), err), err);
-	if (rc >= 0) {
-		lease->released = true;
-		untrack(lease);
-	}
-	return rc;
+	return gone_if_replaced(ops->lease_release(STR_ARGS(h->name), STR_ARGS(h->token), err), err);
 }
 
-/* A holder PHP is done with, from its destructor or at the end of the
- * request: one attempt, a warning on failure, nothing more once the store
- * stopped answering at the end of a request (Ephpm\Lock's rules, sharing
- * its count). Never loads the library: without it this process forked
- * after the lease was taken, and the lease is the parent's. */
-static void release_unused(ephpm_lease *lease, const char *when)
+/* Warnings name the class (ReadWriteLock, Semaphore). */
+static const ephpm_holder_kind lease_kind = {give_back, NULL, NULL};
+
+static zend_object *lease_create(zend_class_entry *ce)
 {
-	const ephpm_kv_ops *ops = ephpm_library_ops;
-	if (!lease->released && ops) {
-		bool ending = EG(flags) & EG_FLAGS_IN_SHUTDOWN;
-		ephpm_kv_error err;
-		if (ending && EPHPM_G(end_unreleased)) {
-			EPHPM_G(end_unreleased)++;
-		} else if (lease_release(lease, ops, &err) < 0) {
-			zend_string *shown = ephpm_escape(STR_ARGS(LEASE_NAME(lease)));
-			php_error_docref(NULL, E_WARNING, "Could not release %s \"%s\" %s: %s",
-				ZSTR_VAL(lease->std.ce->name), ZSTR_VAL(shown), when, err.message);
-			zend_string_release(shown);
-			if (ending && err.code == EPHPM_KV_E_UNAVAILABLE) {
-				EPHPM_G(end_unreleased) = 1;
-			}
-		}
-	}
-	untrack(lease);
+	ephpm_lease *lease = zend_object_alloc(sizeof(ephpm_lease), ce);
+	zend_object_std_init(&lease->std, ce);
+	object_properties_init(&lease->std, ce);
+	lease->std.handlers = &lease_handlers;
+	ephpm_holder_init(&lease->h, &lease_kind, &lease->std); /* released until ephpm_lease_take() fills it in */
+	return &lease->std;
 }
 
 static void lease_dtor(zend_object *obj)
 {
 	zend_objects_destroy_object(obj);
-	release_unused(lease_from(obj), "on destruction");
+	ephpm_holder_release_unused(&lease_from(obj)->h, "on destruction");
 }
 
 static void lease_free(zend_object *obj)
 {
-	ephpm_lease *lease = lease_from(obj);
-	if (lease->tracked) {
-		release_unused(lease, "at the end of the request");
-	}
-	if (lease->name) {
-		zend_string_release(lease->name);
-		zend_string_release(lease->token);
-	}
+	ephpm_holder_free(&lease_from(obj)->h);
 	zend_object_std_dtor(obj);
 }
 
 void ephpm_lease_release_held(void)
 {
-	while (EPHPM_G(held_leases)) {
-		release_unused(EPHPM_G(held_leases), "at the end of the request");
-	}
+	ephpm_holder_release_all(&EPHPM_G(held_leases));
 }
 
 void ephpm_lease_init_class(zend_class_entry *ce)
@@ -248,16 +174,12 @@ ephpm_acquire_result ephpm_lease_take(const ephpm_kv_ops *ops, zend_class_entry 
 	}
 	object_init_ex(return_value, ce);
 	ephpm_lease *lease = lease_from(Z_OBJ_P(return_value));
-	lease->name = zend_string_copy(name);
-	lease->token = zend_string_init(token, EPHPM_TOKEN_LEN, 0);
-	ZVAL_STR_COPY(OBJ_PROP_NUM(&lease->std, EPHPM_LEASE_PROP_NAME), lease->name);
-	ZVAL_STR_COPY(OBJ_PROP_NUM(&lease->std, EPHPM_LEASE_PROP_TOKEN), lease->token);
+	ephpm_holder_hold(&lease->h, name, token, EPHPM_TOKEN_LEN, ttl_ns, &EPHPM_G(held_leases));
+	ZVAL_STR_COPY(OBJ_PROP_NUM(&lease->std, EPHPM_LEASE_PROP_NAME), LEASE_NAME(lease));
+	ZVAL_STR_COPY(OBJ_PROP_NUM(&lease->std, EPHPM_LEASE_PROP_TOKEN), LEASE_TOKEN(lease));
 	ZVAL_LONG(OBJ_PROP_NUM(&lease->std, EPHPM_LEASE_PROP_FENCE), a.fence);
 	ZVAL_COPY_VALUE(OBJ_PROP_NUM(&lease->std, EPHPM_LEASE_PROP_KIND), kind);
-	lease->ttl_ns = ttl_ns;
 	lease->deadline = a.started + ttl_ns;
-	lease->released = false;
-	track(lease);
 	return EPHPM_ACQUIRE_OK;
 }
 
@@ -270,11 +192,11 @@ void ephpm_lease_refresh(INTERNAL_FUNCTION_PARAMETERS)
 		Z_PARAM_DOUBLE_OR_NULL(ttl, ttl_is_null)
 	ZEND_PARSE_PARAMETERS_END();
 	ephpm_lease *lease = lease_from(Z_OBJ_P(ZEND_THIS));
-	int64_t ttl_ns = lease->ttl_ns;
+	int64_t ttl_ns = lease->h.ttl_ns;
 	if (!ttl_is_null && !ephpm_ttl_arg(ttl, 1, false, &ttl_ns)) {
 		RETURN_THROWS();
 	}
-	if (lease->released) {
+	if (lease->h.released) {
 		RETURN_FALSE;
 	}
 	const ephpm_kv_ops *ops = ephpm_lease_ops();
@@ -302,21 +224,7 @@ void ephpm_lease_refresh(INTERNAL_FUNCTION_PARAMETERS)
 void ephpm_lease_release(INTERNAL_FUNCTION_PARAMETERS)
 {
 	ZEND_PARSE_PARAMETERS_NONE();
-	ephpm_lease *lease = lease_from(Z_OBJ_P(ZEND_THIS));
-	if (lease->released) {
-		RETURN_FALSE;
-	}
-	const ephpm_kv_ops *ops = ephpm_lease_ops();
-	if (!ops) {
-		RETURN_THROWS();
-	}
-	ephpm_kv_error err;
-	int rc = lease_release(lease, ops, &err);
-	if (rc < 0) {
-		ephpm_throw_store_error(&err);
-		RETURN_THROWS();
-	}
-	RETURN_BOOL(rc);
+	ephpm_holder_release_method(&lease_from(Z_OBJ_P(ZEND_THIS))->h, ephpm_lease_ops, return_value);
 }
 
 /* The time left of this holder's lease, EPHPM_KV_TTL_MISSING when lost or
@@ -329,7 +237,7 @@ void ephpm_lease_release(INTERNAL_FUNCTION_PARAMETERS)
 static bool lease_left(ephpm_lease *lease, int64_t *left_ns)
 {
 	*left_ns = EPHPM_KV_TTL_MISSING;
-	if (lease->released || ephpm_store_lost()) {
+	if (lease->h.released || ephpm_store_lost()) {
 		return true; /* a lease on a segment others no longer see is not held */
 	}
 	const ephpm_kv_ops *ops = ephpm_lease_ops();

@@ -12,6 +12,7 @@
 #include "ephpm_args.h"
 #include "ephpm_escape.h"
 #include "ephpm_library.h"
+#include "ephpm_holder.h"
 #include "ephpm_lock.h"
 
 zend_class_entry *ephpm_lock_ce;
@@ -24,17 +25,8 @@ static zend_object_handlers lock_handlers;
 #define PROP_FENCE 2
 
 typedef struct ephpm_lock {
-	int64_t ttl_ns;   /* the acquire TTL, refresh()'s default */
-	bool released;    /* release() ran (or the destructor did) */
-	/* In EPHPM_G(held_locks) (tracked) from acquisition until released,
-	 * or given up at the end of the request. */
-	bool tracked;
-	int64_t watch;    /* the watchdog's handle (autoRenew), 0 for none */
-	/* The name and token every op uses: the readonly properties show
-	 * them, but ArrayObject, ArrayIterator and array_walk() can still
-	 * replace or unset a property (to any type), so they are never read. */
-	zend_string *name, *token;
-	struct ephpm_lock *prev, *next;
+	ephpm_holder h;
+	int64_t watch; /* the watchdog's handle (autoRenew), 0 for none */
 	zend_object std;
 } ephpm_lock;
 
@@ -43,34 +35,19 @@ static zend_always_inline ephpm_lock *lock_from(zend_object *obj)
 	return (ephpm_lock *)((char *)obj - XtOffsetOf(ephpm_lock, std));
 }
 
-#define LOCK_NAME(l) ((l)->name)
-#define LOCK_TOKEN(l) ((l)->token)
-
-static zend_object *lock_create(zend_class_entry *ce)
+static zend_always_inline ephpm_lock *lock_of(ephpm_holder *h)
 {
-	ephpm_lock *lock = zend_object_alloc(sizeof(ephpm_lock), ce);
-	zend_object_std_init(&lock->std, ce);
-	object_properties_init(&lock->std, ce);
-	lock->std.handlers = &lock_handlers;
-	lock->released = true; /* until acquire() fills it in */
-	return &lock->std;
+	return (ephpm_lock *)((char *)h - XtOffsetOf(ephpm_lock, h));
 }
 
-static void track(ephpm_lock *lock)
-{
-	lock->tracked = true;
-	lock->prev = NULL;
-	lock->next = EPHPM_G(held_locks);
-	if (lock->next) {
-		lock->next->prev = lock;
-	}
-	EPHPM_G(held_locks) = lock;
-}
+#define LOCK_NAME(l) ((l)->h.name)
+#define LOCK_TOKEN(l) ((l)->h.token)
 
 /* Stops the watchdog. Not in a forked child (no ops there): the watchdog
  * runs in the parent, whose lock it is, and no Go thread exists here. */
-static void stop_watch(ephpm_lock *lock)
+static void stop_watch(ephpm_holder *h)
 {
+	ephpm_lock *lock = lock_of(h);
 	const ephpm_kv_ops *ops = ephpm_library_ops;
 	if (lock->watch && ops) {
 		ephpm_kv_error err;
@@ -79,95 +56,49 @@ static void stop_watch(ephpm_lock *lock)
 	lock->watch = 0;
 }
 
-static void untrack(ephpm_lock *lock)
+/* Compare-and-delete. 1 released, 0 no longer ours, -1 store error. */
+static int give_back(ephpm_holder *h, const ephpm_kv_ops *ops, ephpm_kv_error *err)
 {
-	stop_watch(lock);
-	if (!lock->tracked) {
-		return;
-	}
-	if (lock->prev) {
-		lock->prev->next = lock->next;
-	} else {
-		EPHPM_G(held_locks) = lock->next;
-	}
-	if (lock->next) {
-		lock->next->prev = lock->prev;
-	}
-	lock->prev = lock->next = NULL;
-	lock->tracked = false;
+	stop_watch(h); /* no renewal once the holder lets go, even if the delete fails */
+	return ops->del_if_eq(STR_ARGS(h->name), STR_ARGS(h->token), err);
 }
 
-/* Compare-and-delete. 1 released, 0 no longer ours, -1 store error. */
+static const ephpm_holder_kind lock_kind = {give_back, stop_watch, "lock"};
+
+static zend_object *lock_create(zend_class_entry *ce)
+{
+	ephpm_lock *lock = zend_object_alloc(sizeof(ephpm_lock), ce);
+	zend_object_std_init(&lock->std, ce);
+	object_properties_init(&lock->std, ce);
+	lock->std.handlers = &lock_handlers;
+	ephpm_holder_init(&lock->h, &lock_kind, &lock->std); /* released until acquire() fills it in */
+	return &lock->std;
+}
+
 static int lock_release(ephpm_lock *lock, const ephpm_kv_ops *ops, ephpm_kv_error *err)
 {
-	if (lock->released) {
-		return 0;
-	}
-	stop_watch(lock); /* no renewal once the holder lets go, even if the delete fails */
-	int rc = ops->del_if_eq(STR_ARGS(LOCK_NAME(lock)), STR_ARGS(LOCK_TOKEN(lock)), err);
-	if (rc >= 0) {
-		lock->released = true;
-		untrack(lock);
-	}
-	return rc;
-}
-
-/* Releases a lock PHP is done with, from its destructor or after PHP
- * skipped that: after a fatal error or max_execution_time PHP skips
- * destructors but still frees objects, some before RSHUTDOWN (globals),
- * some after it. One attempt only (a failure is a warning, then the TTL
- * frees the lock). At the end of a request, once the store did not answer
- * (ephpm.server_timeout), the rest are not tried: each would wait as long,
- * holding the worker for locks their TTL frees anyway. Never loads the
- * library: without it, this process forked after the lock was taken, and
- * the lock is the parent's to release. */
-static void release_unused(ephpm_lock *lock, const char *when)
-{
-	const ephpm_kv_ops *ops = ephpm_library_ops;
-	if (!lock->released && ops) {
-		bool ending = EG(flags) & EG_FLAGS_IN_SHUTDOWN;
-		ephpm_kv_error err;
-		if (ending && EPHPM_G(end_unreleased)) {
-			EPHPM_G(end_unreleased)++;
-		} else if (lock_release(lock, ops, &err) < 0) {
-			zend_string *shown = ephpm_escape(STR_ARGS(LOCK_NAME(lock)));
-			php_error_docref(NULL, E_WARNING, "Could not release lock \"%s\" %s: %s", ZSTR_VAL(shown), when,
-				err.message);
-			zend_string_release(shown);
-			if (ending && err.code == EPHPM_KV_E_UNAVAILABLE) {
-				EPHPM_G(end_unreleased) = 1;
-			}
-		}
-	}
-	untrack(lock);
+	return ephpm_holder_release(&lock->h, ops, err);
 }
 
 /* A forgotten release() or an exception must not hold the lock until it
- * expires. */
+ * expires. After a fatal error or max_execution_time PHP skips destructors
+ * but still frees objects, some before RSHUTDOWN (globals), some after it:
+ * the free handler and RSHUTDOWN give back what is left. */
 static void lock_dtor(zend_object *obj)
 {
 	zend_objects_destroy_object(obj);
-	release_unused(lock_from(obj), "on destruction");
+	ephpm_holder_release_unused(&lock_from(obj)->h, "on destruction");
 }
 
 static void lock_free(zend_object *obj)
 {
-	ephpm_lock *lock = lock_from(obj);
-	if (lock->tracked) {
-		release_unused(lock, "at the end of the request");
-	}
-	if (lock->name) {
-		zend_string_release(lock->name);
-		zend_string_release(lock->token);
-	}
+	ephpm_holder_free(&lock_from(obj)->h);
 	zend_object_std_dtor(obj);
 }
 
 void ephpm_lock_release_held(void)
 {
-	while (EPHPM_G(held_locks)) {
-		release_unused(EPHPM_G(held_locks), "at the end of the request");
-	}
+	ephpm_holder_release_all(&EPHPM_G(held_locks));
 	if (EPHPM_G(end_unreleased) > 1) {
 		php_error_docref(NULL, E_WARNING, "%ld more locks or leases were not released at the end of the request: the store "
 			"did not answer; they are freed when their TTL runs out", (long)EPHPM_G(end_unreleased) - 1);
@@ -189,14 +120,10 @@ ephpm_acquire_result ephpm_lock_take(const ephpm_kv_ops *ops, zend_string *name,
 	}
 	object_init_ex(return_value, ephpm_lock_ce);
 	ephpm_lock *lock = lock_from(Z_OBJ_P(return_value));
-	lock->name = zend_string_copy(name);
-	lock->token = zend_string_init(token, EPHPM_TOKEN_LEN, 0);
-	ZVAL_STR_COPY(OBJ_PROP_NUM(&lock->std, PROP_NAME), lock->name);
-	ZVAL_STR_COPY(OBJ_PROP_NUM(&lock->std, PROP_TOKEN), lock->token);
+	ephpm_holder_hold(&lock->h, name, token, EPHPM_TOKEN_LEN, ttl_ns, &EPHPM_G(held_locks));
+	ZVAL_STR_COPY(OBJ_PROP_NUM(&lock->std, PROP_NAME), LOCK_NAME(lock));
+	ZVAL_STR_COPY(OBJ_PROP_NUM(&lock->std, PROP_TOKEN), LOCK_TOKEN(lock));
 	ZVAL_LONG(OBJ_PROP_NUM(&lock->std, PROP_FENCE), fence);
-	lock->ttl_ns = ttl_ns;
-	lock->released = false;
-	track(lock);
 	return EPHPM_ACQUIRE_OK;
 }
 
@@ -212,31 +139,29 @@ int ephpm_lock_release(zend_object *obj, const ephpm_kv_ops *ops, ephpm_kv_error
 
 void ephpm_lock_release_unused(zend_object *obj, const char *when)
 {
-	release_unused(lock_from(obj), when);
+	ephpm_holder_release_unused(&lock_from(obj)->h, when);
 }
 
 void ephpm_lock_abandon(zend_object *obj)
 {
-	ephpm_lock *lock = lock_from(obj);
-	lock->released = true;
-	untrack(lock);
+	ephpm_holder_abandon(&lock_from(obj)->h);
 }
 
 int ephpm_lock_refresh(zend_object *obj, const ephpm_kv_ops *ops, int64_t ttl_ns, ephpm_kv_error *err)
 {
 	ephpm_lock *lock = lock_from(obj);
-	if (lock->released) {
+	if (lock->h.released) {
 		return 0;
 	}
 	return ops->expire_if_eq(STR_ARGS(LOCK_NAME(lock)), STR_ARGS(LOCK_TOKEN(lock)),
-		ttl_ns ? ttl_ns : lock->ttl_ns, err);
+		ttl_ns ? ttl_ns : lock->h.ttl_ns, err);
 }
 
 int ephpm_lock_held(zend_object *obj, const ephpm_kv_ops *ops, ephpm_kv_error *err)
 {
 	ephpm_lock *lock = lock_from(obj);
 	int64_t ttl_ns;
-	if (lock->released) {
+	if (lock->h.released) {
 		return 0;
 	}
 	if (ops->ttl_if_eq(STR_ARGS(LOCK_NAME(lock)), STR_ARGS(LOCK_TOKEN(lock)), &ttl_ns, err) < 0) {
@@ -359,11 +284,11 @@ ZEND_METHOD(Ephpm_Lock, refresh)
 		Z_PARAM_DOUBLE_OR_NULL(ttl, ttl_is_null)
 	ZEND_PARSE_PARAMETERS_END();
 	ephpm_lock *lock = lock_from(Z_OBJ_P(ZEND_THIS));
-	int64_t ttl_ns = lock->ttl_ns;
+	int64_t ttl_ns = lock->h.ttl_ns;
 	if (!ttl_is_null && !ephpm_ttl_arg(ttl, 1, false, &ttl_ns)) {
 		RETURN_THROWS();
 	}
-	if (lock->released) {
+	if (lock->h.released) {
 		RETURN_FALSE;
 	}
 	const ephpm_kv_ops *ops = ephpm_ops();
@@ -382,21 +307,7 @@ ZEND_METHOD(Ephpm_Lock, refresh)
 ZEND_METHOD(Ephpm_Lock, release)
 {
 	ZEND_PARSE_PARAMETERS_NONE();
-	ephpm_lock *lock = lock_from(Z_OBJ_P(ZEND_THIS));
-	if (lock->released) {
-		RETURN_FALSE;
-	}
-	const ephpm_kv_ops *ops = ephpm_ops();
-	if (!ops) {
-		RETURN_THROWS();
-	}
-	ephpm_kv_error err;
-	int rc = lock_release(lock, ops, &err);
-	if (rc < 0) {
-		ephpm_throw_store_error(&err);
-		RETURN_THROWS();
-	}
-	RETURN_BOOL(rc);
+	ephpm_holder_release_method(&lock_from(Z_OBJ_P(ZEND_THIS))->h, ephpm_ops, return_value);
 }
 
 /* ns left while the lock is ours, EPHPM_KV_TTL_MISSING otherwise; false
@@ -404,7 +315,7 @@ ZEND_METHOD(Ephpm_Lock, release)
 static bool lock_ttl(ephpm_lock *lock, int64_t *ttl_ns)
 {
 	*ttl_ns = EPHPM_KV_TTL_MISSING;
-	if (lock->released || ephpm_store_lost()) {
+	if (lock->h.released || ephpm_store_lost()) {
 		return true; /* a lock on a segment others no longer see is not held */
 	}
 	const ephpm_kv_ops *ops = ephpm_ops();

@@ -28,8 +28,8 @@ ZEND_BEGIN_MODULE_GLOBALS(ephpm)
 	double session_lock_ttl;
 	double session_lock_wait;
 	bool session_lock_timeout_fail; /* ephpm.session_lock_timeout = fail */
-	struct ephpm_lock *held_locks;  /* this request's acquired, unreleased Ephpm\Lock objects */
-	struct ephpm_lease *held_leases; /* this request's unreleased ReadWriteLock and Semaphore holders */
+	struct ephpm_holder *held_locks;  /* this request's acquired, unreleased Ephpm\Lock objects (ephpm_holder.h) */
+	struct ephpm_holder *held_leases; /* this request's unreleased ReadWriteLock and Semaphore holders */
 	zend_long end_unreleased;       /* at request end: 0, or 1 + locks and leases not tried after the store did not answer */
 ZEND_END_MODULE_GLOBALS(ephpm)
 
