@@ -1,7 +1,8 @@
 --TEST--
 In-process fences (the map, and an anonymous segment of one process) start at the wall clock in microseconds: a PHP process started later does not reuse an earlier one's fences
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc'; ephpm_run_once('its children choose their engines'); ?>
+<?php require __DIR__ . '/skipif.inc';
+ephpm_skip_under_valgrind('what it checks is across processes; each process makes the calls single-process tests run under valgrind'); ephpm_run_once('its children choose their engines'); ?>
 --FILE--
 <?php
 function child(string $code, string $shmSize): string

@@ -2,6 +2,7 @@
 Ephpm\Lock::acquireAll: 4 processes taking overlapping sets in opposite orders ([a, b], [b, a], [c, a]...) under contention all finish without a timeout (no deadlock) and never hold one name twice at once
 --SKIPIF--
 <?php require __DIR__ . '/skipif.inc';
+ephpm_skip_under_valgrind('what it checks is across processes; each process makes the calls single-process tests run under valgrind');
 ephpm_skip_in_modes(['map'], 'the in-process map is not shared between processes');
 if (!function_exists('pcntl_fork')) die('skip pcntl not available'); ?>
 --FILE--

@@ -2,6 +2,7 @@
 Ephpm\ReadWriteLock: readers in 4 processes overlap without a gap, yet a writer waiting with $wait gets in within it (its intent holds new readers back), excludes every reader while inside, and the readers go on after it
 --SKIPIF--
 <?php require __DIR__ . '/skipif.inc';
+ephpm_skip_under_valgrind('what it checks is across processes; each process makes the calls single-process tests run under valgrind');
 ephpm_skip_in_modes(['map'], 'the in-process map is not shared between processes');
 if (!function_exists('pcntl_fork')) die('skip pcntl not available'); ?>
 --FILE--

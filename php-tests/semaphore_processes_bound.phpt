@@ -2,6 +2,7 @@
 Ephpm\Semaphore of 3 permits, 6 processes taking and giving back permits in a loop: never more than 3 inside at once, and all 3 were used
 --SKIPIF--
 <?php require __DIR__ . '/skipif.inc';
+ephpm_skip_under_valgrind('what it checks is across processes; each process makes the calls single-process tests run under valgrind');
 ephpm_skip_in_modes(['map'], 'the in-process map is not shared between processes');
 if (!function_exists('pcntl_fork')) die('skip pcntl not available'); ?>
 --FILE--

@@ -1,7 +1,8 @@
 --TEST--
 Server mode: separate PHP processes share one store (locks, fences, sessions' keys)
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc'; ephpm_run_once('brings its own ephpm-kv server');
+<?php require __DIR__ . '/skipif.inc';
+ephpm_skip_under_valgrind('what it checks is across processes; each process makes the calls single-process tests run under valgrind'); ephpm_run_once('brings its own ephpm-kv server');
 if (!is_executable(__DIR__ . '/../build/ephpm-kv')) die('skip build/ephpm-kv not built'); ?>
 --FILE--
 <?php

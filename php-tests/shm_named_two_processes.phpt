@@ -1,7 +1,8 @@
 --TEST--
 A named segment (ephpm.shm_name) is shared by unrelated PHP processes: a lock taken by one holds for the other, and their increments add up
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc'; ephpm_run_once('its children choose their engines'); ?>
+<?php require __DIR__ . '/skipif.inc';
+ephpm_skip_under_valgrind('what it checks is across processes; each process makes the calls single-process tests run under valgrind'); ephpm_run_once('its children choose their engines'); ?>
 --FILE--
 <?php
 require __DIR__ . '/shm.inc';
