@@ -36,7 +36,7 @@ var (
 	ErrNotInteger    = errors.New("value is not an integer or out of range")
 	ErrOverflow      = errors.New("increment would overflow")
 	ErrClosed        = errors.New("store closed")
-	// ErrUnavailable: the engine could not be reached or did not answer in
+	// ErrUnavailable means the engine could not be reached or did not answer in
 	// time. The operation may or may not have happened.
 	ErrUnavailable = errors.New("store unavailable")
 )

@@ -33,12 +33,12 @@ const (
 )
 
 var (
-	// ErrBadArgument: an empty or oversized token, an unknown mode, a limit
+	// ErrBadArgument refuses an empty or oversized token, an unknown mode, a limit
 	// outside 1..MaxLeaseHolders (or 1..MaxRateLimit), or a ttl or window
 	// that is not positive: a lease's or a rate limit's argument. (Its
 	// message keeps the wording servers and clients already exchange.)
 	ErrBadArgument = errors.New("bad lease or rate-limit argument")
-	// ErrWrongType: the key holds a value no lease or rate-limit operation
+	// ErrWrongType means the key holds a value no lease or rate-limit operation
 	// wrote (a plain set, or the other family's record), or, on a Redis, a
 	// value of another Redis type than the operation's.
 	ErrWrongType = errors.New("key holds a value that is not a lease set or rate-limit log")

@@ -178,7 +178,7 @@ func strKeys(keys []string) []any {
 	return out
 }
 
-// ErrEvicting: a server whose maxmemory-policy may evict keys, so may evict
+// ErrEvicting refuses a server whose maxmemory-policy may evict keys, so may evict
 // a live lock, which is then granted twice. Refused as a configuration.
 var ErrEvicting = errors.New("maxmemory-policy is not noeviction")
 
@@ -466,7 +466,7 @@ func (c *Cluster) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 	return c.evalInt(scriptIncr, []string{key}, by, px)
 }
 
-// ErrNoSlot: a lock name that cannot share a slot with its fence counter.
+// ErrNoSlot refuses a lock name that cannot share a slot with its fence counter.
 var ErrNoSlot = errors.New("lock name has a '}' but no hash tag, so its fence counter cannot share its slot")
 
 // SetNXFenced implements kv.Engine. The fence counter is one per hash tag

@@ -34,9 +34,35 @@ func fitsAtLeast(t *testing.T, e *Engine, what string, n int, need uint64, share
 	}
 }
 
-// burstTTL outlives the fills (records that expired during one would be
-// reclaimed to make room for the next, and it would never end).
-const burstTTL = time.Second
+// burst fills a new 8 MiB segment with records that write stores with a
+// ttl, until one is refused, and returns the segment, how many fit and the
+// ttl. The ttl must outlive the fill (records that expired during it would
+// make room for the next ones, and it would never end): a fill that takes
+// over half of it, as on a loaded machine, starts again with twice the ttl.
+func burst(t *testing.T, write func(e *Engine, i int, ttl time.Duration) error) (*Engine, int, time.Duration) {
+	t.Helper()
+	for ttl := time.Second; ; ttl *= 2 {
+		e := newTestEngine(t, 8<<20, Config{CompressMin: -1})
+		start := time.Now()
+		n, slow := 0, false
+		for ; !slow; n++ {
+			if err := write(e, n, ttl); err != nil {
+				if !errors.Is(err, kv.ErrFull) {
+					t.Fatalf("write %d: %v", n, err)
+				}
+				break
+			}
+			slow = n%1024 == 0 && time.Since(start) > ttl/2
+		}
+		if !slow {
+			return e, n, ttl
+		}
+		if ttl >= 16*time.Second {
+			t.Fatalf("filling 8 MiB took over %v", ttl/2)
+		}
+		t.Logf("the fill took over %v: again with a ttl of %v", ttl/2, 2*ttl)
+	}
+}
 
 func randomBytes(n int) []byte {
 	b := make([]byte, n)
@@ -48,15 +74,14 @@ func randomBytes(n int) []byte {
 // fills the segment and expires. The memory they held must then serve
 // records of any size: a lock, a session, a 1.2 KB value.
 func TestCounterBurstLeavesRoomForLargerRecords(t *testing.T) {
-	e := newTestEngine(t, 8<<20, Config{CompressMin: -1})
-	n := fillWith(t, func(i int) error {
-		_, err := e.Incr(fmt.Sprintf("rate:client-%d", i), 1, burstTTL)
+	e, n, ttl := burst(t, func(e *Engine, i int, ttl time.Duration) error {
+		_, err := e.Incr(fmt.Sprintf("rate:client-%d", i), 1, ttl)
 		return err
 	})
 	if n < 50000 {
 		t.Fatalf("only %d counters fit", n)
 	}
-	time.Sleep(burstTTL)
+	time.Sleep(ttl)
 	if ok, err := e.SetNX("lock:a", []byte("0123456789abcdef0123456789abcdef"), time.Minute); !ok || err != nil {
 		t.Fatalf("a lock after the burst: %v %v", ok, err)
 	}
@@ -69,13 +94,14 @@ func TestCounterBurstLeavesRoomForLargerRecords(t *testing.T) {
 // The reverse: large values expire, and their memory must then serve
 // lock-sized records, not one lock per 50 KB block.
 func TestExpiredLargeValuesLeaveRoomForLocks(t *testing.T) {
-	e := newTestEngine(t, 8<<20, Config{CompressMin: -1})
 	value := randomBytes(50 << 10)
-	n := fillWith(t, func(i int) error { return e.Set(fmt.Sprintf("big:%d", i), value, burstTTL) })
+	e, n, ttl := burst(t, func(e *Engine, i int, ttl time.Duration) error {
+		return e.Set(fmt.Sprintf("big:%d", i), value, ttl)
+	})
 	if n < 100 {
 		t.Fatalf("only %d values fit", n)
 	}
-	time.Sleep(burstTTL)
+	time.Sleep(ttl)
 	token := []byte("0123456789abcdef0123456789abcdef")
 	m := fillWith(t, func(i int) error {
 		ok, err := e.SetNX(fmt.Sprintf("lock:%07d", i), token, time.Hour)

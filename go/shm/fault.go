@@ -15,7 +15,7 @@ import (
 // every operation instead of touching the segment again. A process that
 // maps the segment anew is refused by the size check at mapping time.
 
-// ErrShrunk: the segment lost bytes under this process.
+// ErrShrunk means the segment lost bytes under this process.
 var ErrShrunk = errors.New("shm: the segment shrank under this process")
 
 // armFaults makes a fault on this goroutine a panic rather than a crash.

@@ -17,7 +17,7 @@ import (
 // before its TTL, and a release by its holder fails loudly. Verify reports
 // it; repair keeps it.
 
-// ErrCorrupt: a stored record failed its checksum and was quarantined.
+// ErrCorrupt means a stored record failed its checksum and was quarantined.
 var ErrCorrupt = errors.New("shm: a stored record is corrupt")
 
 // flagQuarantined marks a record a read found corrupt. Set in place, so

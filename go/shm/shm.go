@@ -38,6 +38,6 @@ type Config struct {
 	LockTimeout time.Duration
 }
 
-// ErrIncompatible: the segment was formatted by another layout version or
+// ErrIncompatible means the segment was formatted by another layout version or
 // for another size, or is not an ephpm-kv segment at all.
 var ErrIncompatible = errors.New("shm: incompatible segment")

@@ -150,7 +150,7 @@ func CheckSessionOpsLag(t *testing.T, e kv.Engine, lag time.Duration) {
 	}
 }
 
-// CheckSessionOpsRefuse: a value the engine refuses is an error, and the
+// CheckSessionOpsRefuse checks that a value the engine refuses is an error, and the
 // lock keeps its ttl (nothing was renewed, or released, for a write that
 // did not happen).
 func CheckSessionOpsRefuse(t *testing.T, e kv.Engine, tooLarge []byte) {
