@@ -53,6 +53,9 @@ php -n -d extension="$root/build/ephpm.so" -d ephpm.shm_size=4M -d ephpm.compres
   printf("  %d pages written, %d evicted, %.1f MiB of cache held; the lock still ours: %s, the hot page kept: %s\n",
     12000, $st["evicted"], $st["bytes_evictable"] / 1048576, var_export($lock->isAcquired(), true),
     var_export(ephpm_kv_get("page:home") !== null, true));
+  // A cache add (apcu_add): one winner, and never over the lock, which stays held.
+  printf("  ephpm_kv_add of a new page: %s, of it again: %s, over the lock: %s\n", var_export(ephpm_kv_add("page:new", $page, 0, true), true),
+    var_export(ephpm_kv_add("page:new", "other", 0, true), true), var_export(ephpm_kv_add("lock:nightly", "mine", 0, true), true));
   $lock->release();'
 
 echo
