@@ -315,44 +315,20 @@ func (e *Engine) conflict(ctx context.Context, what string, try int) error {
 	}
 }
 
-// grants decides, from the set as read, whether token may hold name in
-// mode now. A holder renews what it has; its change of mode is judged as a
-// new holder's of that mode against the others (as the byte engines and
-// the Redis script judge it: a reader turning permit counts the readers),
-// except that others' intents stop new readers only.
-func grants(s *leaseSet, token []byte, mode kv.LeaseMode, limit int64) bool {
-	me, holds := s.holders[string(token)]
-	others := len(s.holders)
-	if holds {
-		others--
+// view is s as token sees it, for kv.DecideLease.
+func (s *leaseSet) view(token []byte) kv.LeaseView {
+	v := kv.LeaseView{Others: int64(len(s.holders)), OthersIntents: int64(len(s.intents))}
+	if me, ok := s.holders[string(token)]; ok {
+		v.Held, v.Others = me.mode, v.Others-1
 	}
-	switch {
-	case holds && me.mode == mode:
-		return true
-	case mode == kv.LeaseExclusive:
-		return others == 0
+	if _, ok := s.intents[string(token)]; ok {
+		v.Intends, v.OthersIntents = true, v.OthersIntents-1
 	}
-	// A reader or a permit never shares the key with another's writer.
 	for t, h := range s.holders {
-		if h.mode == kv.LeaseExclusive && t != string(token) {
-			return false
-		}
+		v.OtherExclusive = v.OtherExclusive || h.mode == kv.LeaseExclusive && t != string(token)
 	}
-	if mode == kv.LeasePermit {
-		return int64(others) < limit
-	}
-	for t := range s.intents {
-		if !holds && t != string(token) {
-			return false
-		}
-	}
-	return true
+	return v
 }
-
-// errTooMany: a new holder past kv.MaxLeaseHolders, or a writer's intent
-// past as many intents. An error, never a refusal: nobody holds it in a way
-// a wait would end.
-var errTooMany = kv.ErrTooManyHolders
 
 // LeaseAcquire implements kv.Leases: read the set, decide, then one
 // transaction that applies the decision if the guard is still as read;
@@ -383,16 +359,18 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 		hk, ik := s.holderKey(token), s.intentKey(token)
 		me, holds := s.holders[string(token)]
 		mine, intends := s.intents[string(token)]
+		step, err := kv.DecideLease(s.view(token), mode, limit, intent)
+		if err != nil {
+			return 0, false, err
+		}
 		var (
 			ops     []clientv3.Op
 			cmps    = []clientv3.Cmp{s.unchanged()}
 			ent     sharedLease
-			granted = grants(s, token, mode, limit)
+			granted = step != kv.LeaseRefuse && step != kv.LeaseIntend
 		)
-		switch {
-		case granted && !holds && len(s.holders) >= kv.MaxLeaseHolders:
-			return 0, false, errTooMany
-		case granted:
+		switch step {
+		case kv.LeaseRenew, kv.LeaseChange, kv.LeaseGrant:
 			if ent, err = e.sharedFor(ctx, cl, ttl); err != nil {
 				return 0, false, err
 			}
@@ -402,12 +380,7 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 				cmps = append(cmps, same(ik, mine, true))
 				ops = append(ops, clientv3.OpDelete(ik))
 			}
-		case mode == kv.LeaseExclusive && intent > 0 && !holds:
-			// A holder's refused promotion records none: two readers
-			// promoting at once would each keep the other's out.
-			if !intends && len(s.intents) >= kv.MaxLeaseHolders {
-				return 0, false, errTooMany
-			}
+		case kv.LeaseIntend:
 			if ent, err = e.sharedFor(ctx, cl, intent); err != nil {
 				return 0, false, err
 			}

@@ -14,7 +14,7 @@ import (
 // derived from the segment size alone, so size and version pin the layout.
 const (
 	segMagic      = "EPHPMSHM"
-	layoutVersion = 4 // 3: stripes keep a freeMask, which a v2 segment has all clear; 4: ghost slots
+	layoutVersion = 5 // 3: stripes keep a freeMask, which a v2 segment has all clear; 4: ghost slots; 5: intents are kv.LeaseIntent
 	headerSize    = 4096
 	stripeBytes   = 192 // three cache lines: the lock word and its stripe's counters, journal and SIEVE queue
 

@@ -33,9 +33,9 @@ var _ kv.Leases = (*Engine)(nil)
 const (
 	leaseMagic   = 'L'
 	leaseVersion = 1
-	leaseHead    = 2                                      // magic, version
-	leaseFixed   = 1 + 8 + 1                              // mode, fence, token length
-	modeIntent   = uint8(0x80) | uint8(kv.LeaseExclusive) // a writer's intent, not a lease
+	leaseHead    = 2         // magic, version
+	leaseFixed   = 1 + 8 + 1 // mode, fence, token length
+	modeIntent   = uint8(kv.LeaseIntent)
 )
 
 var errCorruptSet = fmt.Errorf("%w: a lease set or rate log runs past its block", ErrCorrupt)
@@ -170,8 +170,21 @@ func (e *Engine) scanLease(off uint64, v, token []byte, now int64, sc *leaseScan
 	}
 }
 
-// holds: token has a live lease (not an intent).
+// holds reports whether token has a live lease (not an intent).
 func (sc *leaseScan) holds() bool { return sc.selfAt != 0 && sc.self.mode != modeIntent }
+
+// view is the set as token sees it, for kv.DecideLease.
+func (sc *leaseScan) view() kv.LeaseView {
+	v := kv.LeaseView{Others: sc.others, OthersIntents: sc.intents, OtherExclusive: sc.excl}
+	if sc.selfAt != 0 {
+		if sc.self.mode == modeIntent {
+			v.Intends = true
+		} else {
+			v.Held = kv.LeaseMode(sc.self.mode)
+		}
+	}
+	return v
+}
 
 // leaseLocked finds key's set under its stripe lock (taken here) and scans
 // it for token; the caller unlocks.
@@ -232,46 +245,30 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 		}
 		now, sc := c.read(), &op.sc
 		holds := sc.holds()
-		var ok bool
-		switch {
-		case holds && sc.self.mode == uint8(mode):
-			ok = true // a renewal, whatever the others hold
-		case mode == kv.LeaseExclusive:
-			ok = sc.others == 0
-		case mode == kv.LeaseShared:
-			// Another token's intent keeps new readers out (writer
-			// preference); a reader that holds may renew.
-			ok = !sc.excl && (holds || sc.intents == 0)
-		case mode == kv.LeasePermit:
-			ok = !sc.excl && sc.others < limit // never beside another's writer
-		}
-		if ok && !holds && sc.others >= kv.MaxLeaseHolders {
+		step, err := kv.DecideLease(sc.view(), mode, limit, intent)
+		if err != nil {
 			// Not "someone else holds it": the set is as large as a key's gets.
 			e.unlock(op.st, sc.dropped)
-			return 0, false, fmt.Errorf("%q: %w", key, kv.ErrTooManyHolders)
+			return 0, false, fmt.Errorf("%q: %w", key, err)
 		}
 		next := leaseEntry{mode: uint8(mode), exp: addSat(now, int64(ttl))}
 		fresh := false
-		switch {
-		case ok && holds && sc.self.mode == uint8(mode):
-			// A renewal: in place, keeping the fence.
+		switch step {
+		case kv.LeaseRenew:
+			// In place, keeping the fence.
 			e.moveExpiry(op.st, op.off, sc, next.exp)
 			e.unlock(op.st, sc.dropped)
 			return sc.self.fence, true, nil
-		case ok && holds:
-			next.fence = sc.self.fence // promotion or demotion
-		case ok:
-			fresh = true // a new lease (replacing token's intent, if any)
-		case mode == kv.LeaseExclusive && intent > 0 && !holds:
+		case kv.LeaseChange:
+			next.fence = sc.self.fence
+		case kv.LeaseGrant:
+			fresh = true // replacing token's intent, if any
+		case kv.LeaseIntend:
 			next = leaseEntry{mode: modeIntent, exp: addSat(now, int64(min(intent, ttl)))}
 			if sc.selfAt != 0 {
 				e.moveExpiry(op.st, op.off, sc, next.exp)
 				e.unlock(op.st, sc.dropped)
 				return 0, false, nil
-			}
-			if sc.intents >= kv.MaxLeaseHolders {
-				e.unlock(op.st, sc.dropped)
-				return 0, false, fmt.Errorf("%q: %w", key, kv.ErrTooManyHolders)
 			}
 		default:
 			e.unlock(op.st, sc.dropped)

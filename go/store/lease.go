@@ -14,7 +14,7 @@ import (
 // A lease set is kv.Leases' record of one key's holders: 'L', version 1,
 // then per entry mode (1) | expiry (int64 ns on nanotime's clock) | fence
 // (int64) | token length (1) | token, little-endian. An entry of mode
-// modeIntent is a writer's intent (fence 0). One entry per token. Each op
+// kv.LeaseIntent is a writer's intent (fence 0). One entry per token. Each op
 // is one Compute: it drops the expired entries, decides, and changes the
 // set in place (inplace.go); the item's deadline is its latest entry's.
 
@@ -23,7 +23,7 @@ const (
 	leaseVersion    = 1
 	leaseHeader     = 2
 	leaseEntryFixed = 18 // mode, expiry, fence, token length
-	modeIntent      = 4
+	modeIntent      = byte(kv.LeaseIntent)
 )
 
 var (
@@ -46,12 +46,17 @@ func putEntry(d []byte, mode byte, expiry, fence int64, token []byte) {
 
 // leaseScan is a lease set as one token sees it, its expired entries gone.
 type leaseScan struct {
-	own         int   // offset of token's entry; -1: none
-	holders     int   // live holders, token included
-	intents     int   // live intents, token's included
-	otherExcl   bool  // another token holds the key exclusively
-	otherIntent bool  // another token's intent is live
+	own         int // offset of token's entry; -1: none
+	view        kv.LeaseView
 	latestOther int64 // latest expiry of the other tokens' entries
+}
+
+// holders is the number of live holders, token included.
+func (sc *leaseScan) holders() int64 {
+	if sc.view.Held != 0 {
+		return sc.view.Others + 1
+	}
+	return sc.view.Others
 }
 
 // scanLease drops it's expired entries, moving the live ones forward, and
@@ -69,17 +74,21 @@ func scanLease(it *item, now int64, token []byte) leaseScan {
 				copy(d[w:], d[r:r+n])
 			}
 			mode := d[w]
-			if mode == modeIntent {
-				sc.intents++
-			} else {
-				sc.holders++
-			}
-			if bytes.Equal(d[w+leaseEntryFixed:w+n], token) {
+			switch {
+			case bytes.Equal(d[w+leaseEntryFixed:w+n], token):
 				sc.own = w
-			} else {
+				if mode == modeIntent {
+					sc.view.Intends = true
+				} else {
+					sc.view.Held = kv.LeaseMode(mode)
+				}
+			case mode == modeIntent:
+				sc.view.OthersIntents++
 				sc.latestOther = max(sc.latestOther, exp)
-				sc.otherExcl = sc.otherExcl || mode == byte(kv.LeaseExclusive)
-				sc.otherIntent = sc.otherIntent || mode == modeIntent
+			default:
+				sc.view.Others++
+				sc.view.OtherExclusive = sc.view.OtherExclusive || mode == byte(kv.LeaseExclusive)
+				sc.latestOther = max(sc.latestOther, exp)
 			}
 			w += n
 		}
@@ -169,26 +178,16 @@ func (s *Store) acquireStep(key string, old *item, loaded bool, fresh *item, tok
 	if sc.own >= 0 {
 		ownExpiry = entryExpiry(d, sc.own)
 	}
-	switch {
-	case sc.own >= 0 && d[sc.own] != modeIntent:
-		// A holder: renewal, promotion or demotion, same fence. A refused
-		// promotion records no intent (one entry per token) and leaves the
-		// holder's lease as it was.
-		cur := kv.LeaseMode(d[sc.own])
-		if cur == mode ||
-			mode == kv.LeaseExclusive && sc.holders == 1 ||
-			mode == kv.LeaseShared && !sc.otherExcl ||
-			mode == kv.LeasePermit && !sc.otherExcl && int64(sc.holders-1) < limit {
-			putEntry(d[sc.own:], byte(mode), expiry, entryFence(d, sc.own), token)
-			res.fence, res.granted, ownExpiry = entryFence(d, sc.own), true, expiry
-		}
-	case mode == kv.LeaseShared && !sc.otherExcl && !sc.otherIntent,
-		mode == kv.LeaseExclusive && sc.holders == 0,
-		mode == kv.LeasePermit && !sc.otherExcl && int64(sc.holders) < limit:
-		if sc.holders >= kv.MaxLeaseHolders {
-			res.err = fmt.Errorf("%q: %w", key, kv.ErrTooManyHolders)
-			return old, xsync.CancelOp
-		}
+	step, err := kv.DecideLease(sc.view, mode, limit, intent)
+	if err != nil {
+		res.err = fmt.Errorf("%q: %w", key, err)
+		return old, xsync.CancelOp
+	}
+	switch step {
+	case kv.LeaseRenew, kv.LeaseChange:
+		putEntry(d[sc.own:], byte(mode), expiry, entryFence(d, sc.own), token)
+		res.fence, res.granted, ownExpiry = entryFence(d, sc.own), true, expiry
+	case kv.LeaseGrant:
 		at, before := sc.own, len(it.data) // at: the token's intent, replaced by its lease
 		if at < 0 {
 			if !s.grow(it, leaseEntrySize(token)) {
@@ -207,16 +206,12 @@ func (s *Store) acquireStep(key string, old *item, loaded bool, fresh *item, tok
 		}
 		putEntry(it.data[at:], byte(mode), expiry, f, token)
 		res.fence, res.granted, ownExpiry = f, true, expiry
-	case mode == kv.LeaseExclusive && intent > 0:
+	case kv.LeaseIntend:
 		// Refused: the writer's intent keeps new readers out.
 		iexp := addSat(now, int64(min(intent, ttl)))
 		if sc.own >= 0 {
 			binary.LittleEndian.PutUint64(d[sc.own+1:], uint64(iexp))
 		} else {
-			if sc.intents >= kv.MaxLeaseHolders {
-				res.err = fmt.Errorf("%q: %w", key, kv.ErrTooManyHolders)
-				return old, xsync.CancelOp
-			}
 			if !s.grow(it, leaseEntrySize(token)) {
 				res.full = true
 				return old, xsync.CancelOp
@@ -312,7 +307,7 @@ func (s *Store) LeaseCount(key string) (int64, error) {
 		if it == nil {
 			return old, op
 		}
-		n = int64(sc.holders)
+		n = sc.holders()
 		return s.leaseDone(key, it, false, 0)
 	})
 	return n, err
