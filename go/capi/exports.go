@@ -1,7 +1,7 @@
 package main
 
 /*
-#include "ephpm_kv_ops.h"
+#include "ops_go.h"
 */
 import "C"
 
@@ -18,12 +18,22 @@ import (
 // Keys, values and buffers are viewed in place: the engine contract says it
 // copies whatever it keeps, and C keeps them alive for the call.
 
-func goString(p *C.char, n C.size_t) string {
+func goString(p *C.ephpm_cchar, n C.size_t) string {
 	return unsafe.String((*byte)(unsafe.Pointer(p)), int(n))
 }
 
-func goBytes(p *C.char, n C.size_t) []byte {
+func goBytes(p *C.ephpm_cchar, n C.size_t) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(p)), int(n))
+}
+
+// goBuf is a caller's buffer the op writes into.
+func goBuf(p *C.char, n C.size_t) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(p)), int(n))
+}
+
+// cString copies what a configuration keeps past the call.
+func cString(p *C.ephpm_cchar, n C.size_t) string {
+	return C.GoStringN((*C.char)(p), C.int(n))
 }
 
 func boolRC(ok bool, err error, cerr *C.ephpm_kv_error) C.int {
@@ -37,7 +47,7 @@ func boolRC(ok bool, err error, cerr *C.ephpm_kv_error) C.int {
 }
 
 //export ephpmKvConfigure
-func ephpmKvConfigure(cfg *C.ephpm_kv_config, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvConfigure(cfg *C.ephpm_cconfig, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	err := startWith(func() (kv.Engine, error) {
 		return store.New(store.Config{
@@ -50,16 +60,16 @@ func ephpmKvConfigure(cfg *C.ephpm_kv_config, cerr *C.ephpm_kv_error) (rc C.int)
 }
 
 //export ephpmKvConfigureServer
-func ephpmKvConfigureServer(url *C.char, urlLen C.size_t, password *C.char, passwordLen C.size_t, timeout C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvConfigureServer(url *C.ephpm_cchar, urlLen C.size_t, password *C.ephpm_cchar, passwordLen C.size_t, timeout C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	err := startWith(func() (kv.Engine, error) {
-		return serverEngine(C.GoStringN(url, C.int(urlLen)), C.GoStringN(password, C.int(passwordLen)), time.Duration(timeout), remote.TLSFiles{})
+		return serverEngine(cString(url, urlLen), cString(password, passwordLen), time.Duration(timeout), remote.TLSFiles{})
 	})
 	return boolRC(false, err, cerr)
 }
 
 //export ephpmKvConfigureShm
-func ephpmKvConfigureShm(base unsafe.Pointer, size C.size_t, cfg *C.ephpm_kv_config, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvConfigureShm(base unsafe.Pointer, size C.size_t, cfg *C.ephpm_cconfig, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	err := startWith(func() (kv.Engine, error) {
 		return attachShm(base, uint64(size), shm.Config{
@@ -72,9 +82,9 @@ func ephpmKvConfigureShm(base unsafe.Pointer, size C.size_t, cfg *C.ephpm_kv_con
 }
 
 //export ephpmKvGet
-func ephpmKvGet(key *C.char, keyLen C.size_t, buf *C.char, bufCap C.size_t, outLen *C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvGet(key *C.ephpm_cchar, keyLen C.size_t, buf *C.char, bufCap C.size_t, outLen *C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
-	n, found, err := engine().Get(goString(key, keyLen), goBytes(buf, bufCap))
+	n, found, err := engine().Get(goString(key, keyLen), goBuf(buf, bufCap))
 	*outLen = C.size_t(n)
 	return boolRC(found, err, cerr)
 }
@@ -84,12 +94,12 @@ func ephpmKvGet(key *C.char, keyLen C.size_t, buf *C.char, bufCap C.size_t, outL
 // their lengths are taken, for the caller's next try.
 //
 //export ephpmKvGetMulti
-func ephpmKvGetMulti(n C.size_t, keys **C.char, keyLens *C.size_t, buf *C.char, bufCap C.size_t,
+func ephpmKvGetMulti(n C.size_t, keys *C.ephpm_ckey, keyLens *C.ephpm_csize, buf *C.char, bufCap C.size_t,
 	lens *C.int64_t, need *C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	e := engine()
 	ks, kl, ls := unsafe.Slice(keys, int(n)), unsafe.Slice(keyLens, int(n)), unsafe.Slice(lens, int(n))
-	dst := goBytes(buf, bufCap)
+	dst := goBuf(buf, bufCap)
 	used, total := 0, 0
 	if mg, ok := e.(kv.MultiGetter); ok { // a server: one round trip
 		names := make([]string, len(ks))
@@ -143,35 +153,35 @@ func ephpmKvGetMulti(n C.size_t, keys **C.char, keyLens *C.size_t, buf *C.char, 
 }
 
 //export ephpmKvSet
-func ephpmKvSet(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvSet(key *C.ephpm_cchar, keyLen C.size_t, val *C.ephpm_cchar, valLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	err := engine().Set(goString(key, keyLen), goBytes(val, valLen), time.Duration(ttl))
 	return boolRC(true, err, cerr)
 }
 
 //export ephpmKvSetEvictable
-func ephpmKvSetEvictable(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvSetEvictable(key *C.ephpm_cchar, keyLen C.size_t, val *C.ephpm_cchar, valLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	err := kv.SetEvictable(engine(), goString(key, keyLen), goBytes(val, valLen), time.Duration(ttl))
 	return boolRC(true, err, cerr)
 }
 
 //export ephpmKvSetnxEvictable
-func ephpmKvSetnxEvictable(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvSetnxEvictable(key *C.ephpm_cchar, keyLen C.size_t, val *C.ephpm_cchar, valLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	ok, err := kv.SetNXEvictable(engine(), goString(key, keyLen), goBytes(val, valLen), time.Duration(ttl))
 	return boolRC(ok, err, cerr)
 }
 
 //export ephpmKvSetnx
-func ephpmKvSetnx(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvSetnx(key *C.ephpm_cchar, keyLen C.size_t, val *C.ephpm_cchar, valLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	ok, err := engine().SetNX(goString(key, keyLen), goBytes(val, valLen), time.Duration(ttl))
 	return boolRC(ok, err, cerr)
 }
 
 //export ephpmKvDel
-func ephpmKvDel(key *C.char, keyLen C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvDel(key *C.ephpm_cchar, keyLen C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	ok, err := engine().Del(goString(key, keyLen))
 	return boolRC(ok, err, cerr)
@@ -181,7 +191,7 @@ func ephpmKvDel(key *C.char, keyLen C.size_t, cerr *C.ephpm_kv_error) (rc C.int)
 // adapter (ops_table.c): the shared engine checks a lock's deadline with it.
 //
 //export ephpmKvDelIfEq
-func ephpmKvDelIfEq(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.size_t, coarse C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvDelIfEq(key *C.ephpm_cchar, keyLen C.size_t, token *C.ephpm_cchar, tokenLen C.size_t, coarse C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	var ok bool
 	var err error
@@ -195,35 +205,35 @@ func ephpmKvDelIfEq(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.size
 }
 
 //export ephpmKvExists
-func ephpmKvExists(key *C.char, keyLen C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvExists(key *C.ephpm_cchar, keyLen C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	ok, err := engine().Exists(goString(key, keyLen))
 	return boolRC(ok, err, cerr)
 }
 
 //export ephpmKvExpire
-func ephpmKvExpire(key *C.char, keyLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvExpire(key *C.ephpm_cchar, keyLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	ok, err := engine().Expire(goString(key, keyLen), time.Duration(ttl))
 	return boolRC(ok, err, cerr)
 }
 
 //export ephpmKvExpireIfEq
-func ephpmKvExpireIfEq(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvExpireIfEq(key *C.ephpm_cchar, keyLen C.size_t, token *C.ephpm_cchar, tokenLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	ok, err := engine().ExpireIfEq(goString(key, keyLen), goBytes(token, tokenLen), time.Duration(ttl))
 	return boolRC(ok, err, cerr)
 }
 
 //export ephpmKvTTL
-func ephpmKvTTL(key *C.char, keyLen C.size_t, out *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvTTL(key *C.ephpm_cchar, keyLen C.size_t, out *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	ttl, err := engine().TTL(goString(key, keyLen))
 	return ttlRC(ttl, err, out, cerr)
 }
 
 //export ephpmKvTTLIfEq
-func ephpmKvTTLIfEq(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.size_t, out *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvTTLIfEq(key *C.ephpm_cchar, keyLen C.size_t, token *C.ephpm_cchar, tokenLen C.size_t, out *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	ttl, err := engine().TTLIfEq(goString(key, keyLen), goBytes(token, tokenLen))
 	return ttlRC(ttl, err, out, cerr)
@@ -240,7 +250,7 @@ func ttlRC(ttl time.Duration, err error, out *C.int64_t, cerr *C.ephpm_kv_error)
 }
 
 //export ephpmKvSetnxFenced
-func ephpmKvSetnxFenced(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, fence *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvSetnxFenced(key *C.ephpm_cchar, keyLen C.size_t, val *C.ephpm_cchar, valLen C.size_t, ttl C.int64_t, fence *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	f, ok, err := engine().SetNXFenced(goString(key, keyLen), goBytes(val, valLen), time.Duration(ttl))
 	*fence = C.int64_t(f)
@@ -248,14 +258,14 @@ func ephpmKvSetnxFenced(key *C.char, keyLen C.size_t, val *C.char, valLen C.size
 }
 
 //export ephpmKvFence
-func ephpmKvFence(resource *C.char, resourceLen C.size_t, fence C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvFence(resource *C.ephpm_cchar, resourceLen C.size_t, fence C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	ok, err := engine().Fence(goString(resource, resourceLen), int64(fence))
 	return boolRC(ok, err, cerr)
 }
 
 //export ephpmKvIncr
-func ephpmKvIncr(key *C.char, keyLen C.size_t, by C.int64_t, ttl C.int64_t, out *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvIncr(key *C.ephpm_cchar, keyLen C.size_t, by C.int64_t, ttl C.int64_t, out *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	n, err := engine().Incr(goString(key, keyLen), int64(by), time.Duration(ttl))
 	if err != nil {
@@ -288,9 +298,9 @@ func ephpmKvStats(out *C.ephpm_kv_stats, cerr *C.ephpm_kv_error) (rc C.int) {
 }
 
 //export ephpmKvLockAndGet
-func ephpmKvLockAndGet(lock *C.char, lockLen C.size_t, token *C.char, tokenLen C.size_t, lockTTL C.int64_t, key *C.char, keyLen C.size_t, buf *C.char, bufCap C.size_t, outLen *C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvLockAndGet(lock *C.ephpm_cchar, lockLen C.size_t, token *C.ephpm_cchar, tokenLen C.size_t, lockTTL C.int64_t, key *C.ephpm_cchar, keyLen C.size_t, buf *C.char, bufCap C.size_t, outLen *C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
-	acquired, n, found, err := kv.LockAndGet(engine(), goString(lock, lockLen), goBytes(token, tokenLen), time.Duration(lockTTL), goString(key, keyLen), goBytes(buf, bufCap))
+	acquired, n, found, err := kv.LockAndGet(engine(), goString(lock, lockLen), goBytes(token, tokenLen), time.Duration(lockTTL), goString(key, keyLen), goBuf(buf, bufCap))
 	*outLen = C.size_t(n)
 	switch {
 	case err != nil:
@@ -304,7 +314,7 @@ func ephpmKvLockAndGet(lock *C.char, lockLen C.size_t, token *C.char, tokenLen C
 }
 
 //export ephpmKvSetIfLocked
-func ephpmKvSetIfLocked(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, lock *C.char, lockLen C.size_t, token *C.char, tokenLen C.size_t, lockTTL C.int64_t, release C.int, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvSetIfLocked(key *C.ephpm_cchar, keyLen C.size_t, val *C.ephpm_cchar, valLen C.size_t, ttl C.int64_t, lock *C.ephpm_cchar, lockLen C.size_t, token *C.ephpm_cchar, tokenLen C.size_t, lockTTL C.int64_t, release C.int, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	ok, err := kv.SetIfLocked(engine(), goString(key, keyLen), goBytes(val, valLen), time.Duration(ttl), goString(lock, lockLen), goBytes(token, tokenLen), time.Duration(lockTTL), release != 0)
 	return boolRC(ok, err, cerr)
@@ -314,7 +324,7 @@ func ephpmKvSetIfLocked(key *C.char, keyLen C.size_t, val *C.char, valLen C.size
 // key (the caller sleeps its own backoff).
 //
 //export ephpmKvWaitRelease
-func ephpmKvWaitRelease(key *C.char, keyLen C.size_t, timeout C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvWaitRelease(key *C.ephpm_cchar, keyLen C.size_t, timeout C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	w, ok := engine().(kv.ReleaseWaiter)
 	if !ok {

@@ -11,18 +11,18 @@ package main
 
 /*
 #cgo CFLAGS: -DEPHPM_KV_BENCH_FLOOR -Werror=implicit-function-declaration -Werror=incompatible-pointer-types
-#include "ephpm_kv_ops.h"
+#include "ops_go.h"
 */
 import "C"
 
 //export ephpmKvFloorSetnx
-func ephpmKvFloorSetnx(key *C.char, keyLen C.size_t, val *C.char, valLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvFloorSetnx(key *C.ephpm_cchar, keyLen C.size_t, val *C.ephpm_cchar, valLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	return 1
 }
 
 //export ephpmKvFloorDelIfEq
-func ephpmKvFloorDelIfEq(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.size_t, coarse C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvFloorDelIfEq(key *C.ephpm_cchar, keyLen C.size_t, token *C.ephpm_cchar, tokenLen C.size_t, coarse C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	return 1
 }

@@ -1,7 +1,7 @@
 package main
 
 /*
-#include "ephpm_kv_ops.h"
+#include "ops_go.h"
 */
 import "C"
 
@@ -13,7 +13,7 @@ import (
 )
 
 //export ephpmKvLeaseAcquire
-func ephpmKvLeaseAcquire(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.size_t, mode C.int32_t, limit, ttl, intent C.int64_t, fence *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvLeaseAcquire(key *C.ephpm_cchar, keyLen C.size_t, token *C.ephpm_cchar, tokenLen C.size_t, mode C.int32_t, limit, ttl, intent C.int64_t, fence *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	l := engine()
 	if mode < 0 || mode > 255 { // kv.LeaseMode is a byte: never let a wrapped value pick a mode
@@ -25,7 +25,7 @@ func ephpmKvLeaseAcquire(key *C.char, keyLen C.size_t, token *C.char, tokenLen C
 }
 
 //export ephpmKvLeaseRelease
-func ephpmKvLeaseRelease(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvLeaseRelease(key *C.ephpm_cchar, keyLen C.size_t, token *C.ephpm_cchar, tokenLen C.size_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	l := engine()
 	ok, err := l.LeaseRelease(goString(key, keyLen), goBytes(token, tokenLen))
@@ -33,7 +33,7 @@ func ephpmKvLeaseRelease(key *C.char, keyLen C.size_t, token *C.char, tokenLen C
 }
 
 //export ephpmKvLeaseRenew
-func ephpmKvLeaseRenew(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvLeaseRenew(key *C.ephpm_cchar, keyLen C.size_t, token *C.ephpm_cchar, tokenLen C.size_t, ttl C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	l := engine()
 	ok, err := l.LeaseRenew(goString(key, keyLen), goBytes(token, tokenLen), time.Duration(ttl))
@@ -41,7 +41,7 @@ func ephpmKvLeaseRenew(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.s
 }
 
 //export ephpmKvLeaseCount
-func ephpmKvLeaseCount(key *C.char, keyLen C.size_t, count *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvLeaseCount(key *C.ephpm_cchar, keyLen C.size_t, count *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	l := engine()
 	n, err := l.LeaseCount(goString(key, keyLen))
@@ -53,14 +53,14 @@ func ephpmKvLeaseCount(key *C.char, keyLen C.size_t, count *C.int64_t, cerr *C.e
 }
 
 //export ephpmKvLeaseTTL
-func ephpmKvLeaseTTL(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.size_t, out *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvLeaseTTL(key *C.ephpm_cchar, keyLen C.size_t, token *C.ephpm_cchar, tokenLen C.size_t, out *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	ttl, err := engine().LeaseTTL(goString(key, keyLen), goBytes(token, tokenLen))
 	return ttlRC(ttl, err, out, cerr)
 }
 
 //export ephpmKvRateLimit
-func ephpmKvRateLimit(key *C.char, keyLen C.size_t, limit, window C.int64_t, remaining, retryAfter *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvRateLimit(key *C.ephpm_cchar, keyLen C.size_t, limit, window C.int64_t, remaining, retryAfter *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	r := engine()
 	ok, left, retry, err := r.RateLimit(goString(key, keyLen), int64(limit), time.Duration(window))

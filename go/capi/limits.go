@@ -1,7 +1,7 @@
 package main
 
 /*
-#include "ephpm_kv_ops.h"
+#include "ops_go.h"
 */
 import "C"
 

@@ -1,7 +1,7 @@
 package main
 
 /*
-#include "ephpm_kv_ops.h"
+#include "ops_go.h"
 */
 import "C"
 
@@ -47,7 +47,7 @@ func serverEngine(url, password string, timeout time.Duration, tls remote.TLSFil
 }
 
 //export ephpmKvConfigureServerTLS
-func ephpmKvConfigureServerTLS(url *C.char, urlLen C.size_t, password *C.char, passwordLen C.size_t, timeout C.int64_t, tls *C.ephpm_kv_tls, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvConfigureServerTLS(url *C.ephpm_cchar, urlLen C.size_t, password *C.ephpm_cchar, passwordLen C.size_t, timeout C.int64_t, tls *C.ephpm_ctls, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	var files remote.TLSFiles
 	if tls != nil {
@@ -55,7 +55,7 @@ func ephpmKvConfigureServerTLS(url *C.char, urlLen C.size_t, password *C.char, p
 			C.GoString(tls.server_name), tls.verify_peer != 0)
 	}
 	err := startWith(func() (kv.Engine, error) {
-		return serverEngine(C.GoStringN(url, C.int(urlLen)), C.GoStringN(password, C.int(passwordLen)), time.Duration(timeout), files)
+		return serverEngine(cString(url, urlLen), cString(password, passwordLen), time.Duration(timeout), files)
 	})
 	return boolRC(false, err, cerr)
 }

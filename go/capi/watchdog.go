@@ -1,7 +1,7 @@
 package main
 
 /*
-#include "ephpm_kv_ops.h"
+#include "ops_go.h"
 */
 import "C"
 
@@ -96,7 +96,7 @@ func renewEngine() (kv.Engine, error) {
 }
 
 //export ephpmKvWatch
-func ephpmKvWatch(key *C.char, keyLen C.size_t, token *C.char, tokenLen C.size_t, ttl, maxHold C.int64_t, handle *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+func ephpmKvWatch(key *C.ephpm_cchar, keyLen C.size_t, token *C.ephpm_cchar, tokenLen C.size_t, ttl, maxHold C.int64_t, handle *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
 	defer recoverInto(cerr, &rc)
 	if ttl <= 0 || maxHold <= 0 {
 		return fail(cerr, kv.ErrBadTTL)
