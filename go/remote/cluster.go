@@ -256,7 +256,12 @@ func (c *Cluster) classify(err error) error {
 	return fmt.Errorf("%w: Redis Cluster at %s: %v; the operation may or may not have happened", kv.ErrUnavailable, c.addr, err)
 }
 
+// checkValue checks the masters (check, once) and refuses a value over
+// their smallest proto-max-bulk-len.
 func (c *Cluster) checkValue(v []byte) error {
+	if err := c.check(); err != nil {
+		return err
+	}
 	if c.maxVal > 0 && int64(len(v)) > c.maxVal {
 		return fmt.Errorf("%w: %d bytes, the Redis Cluster at %s has proto-max-bulk-len %d", kv.ErrValueTooLarge, len(v), c.addr, c.maxVal)
 	}
@@ -324,16 +329,7 @@ func (c *Cluster) Get(key string, dst []byte) (int, bool, error) {
 }
 
 func (c *Cluster) set(key string, value []byte, ttl time.Duration, nx bool) (bool, error) {
-	px, err := ms(ttl)
-	if err == nil {
-		err = kv.CheckKey(key)
-	}
-	if err == nil {
-		err = c.check()
-	}
-	if err == nil {
-		err = c.checkValue(value)
-	}
+	px, err := checkWrite(c, key, value, ttl)
 	if err != nil {
 		return false, err
 	}
@@ -374,21 +370,14 @@ func (c *Cluster) Del(key string) (bool, error) {
 	return n == 1, err
 }
 
-// tokenTooLong: a token longer than any value the cluster holds, which
-// never matches and is not sent (see Engine.neverMatches).
-func (c *Cluster) tokenTooLong(key string, token []byte) (bool, error) {
-	if err := kv.CheckKey(key); err != nil {
-		return false, err
-	}
-	if err := c.check(); err != nil {
-		return false, err
-	}
-	return c.checkValue(token) != nil, nil
-}
+// checkToken is checkValue: unlike Engine's, it checks the masters first
+// for every token, however short, so an evicting cluster is refused on
+// any first use.
+func (c *Cluster) checkToken(token []byte) error { return c.checkValue(token) }
 
 // DelIfEq implements kv.Engine.
 func (c *Cluster) DelIfEq(key string, token []byte) (bool, error) {
-	if never, err := c.tokenTooLong(key, token); never || err != nil {
+	if never, err := checkTokenOp(c, key, token); never || err != nil {
 		return false, err
 	}
 	n, err := c.evalInt(scriptDelIfEq, []string{key}, token)
@@ -406,10 +395,7 @@ func (c *Cluster) Exists(key string) (bool, error) {
 
 // Expire implements kv.Engine.
 func (c *Cluster) Expire(key string, ttl time.Duration) (bool, error) {
-	px, err := ms(ttl)
-	if err == nil {
-		err = kv.CheckKey(key)
-	}
+	px, err := checkKeyTTL(key, ttl)
 	if err != nil {
 		return false, err
 	}
@@ -419,11 +405,8 @@ func (c *Cluster) Expire(key string, ttl time.Duration) (bool, error) {
 
 // ExpireIfEq implements kv.Engine.
 func (c *Cluster) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, error) {
-	px, err := ms(ttl)
-	if err != nil {
-		return false, err
-	}
-	if never, err := c.tokenTooLong(key, token); never || err != nil {
+	px, never, err := checkTokenTTL(c, key, token, ttl)
+	if never || err != nil {
 		return false, err
 	}
 	n, err := c.evalInt(scriptExpireIfEq, []string{key}, token, px)
@@ -444,7 +427,7 @@ func (c *Cluster) TTL(key string) (time.Duration, error) {
 
 // TTLIfEq implements kv.Engine.
 func (c *Cluster) TTLIfEq(key string, token []byte) (time.Duration, error) {
-	if never, err := c.tokenTooLong(key, token); never || err != nil {
+	if never, err := checkTokenOp(c, key, token); never || err != nil {
 		return kv.TTLMissing, err
 	}
 	n, err := c.evalInt(scriptTTLIfEq, []string{key}, token)
@@ -456,10 +439,7 @@ func (c *Cluster) TTLIfEq(key string, token []byte) (time.Duration, error) {
 
 // Incr implements kv.Engine.
 func (c *Cluster) Incr(key string, by int64, ttl time.Duration) (int64, error) {
-	px, err := ms(ttl)
-	if err == nil {
-		err = kv.CheckKey(key)
-	}
+	px, err := checkKeyTTL(key, ttl)
 	if err != nil {
 		return 0, err
 	}
@@ -472,16 +452,7 @@ var ErrNoSlot = errors.New("lock name has a '}' but no hash tag, so its fence co
 // SetNXFenced implements kv.Engine. The fence counter is one per hash tag
 // (clusterFenceCounter), in the lock's slot: fences rise per hash tag.
 func (c *Cluster) SetNXFenced(key string, value []byte, ttl time.Duration) (int64, bool, error) {
-	px, err := ms(ttl)
-	if err == nil {
-		err = kv.CheckKey(key)
-	}
-	if err == nil {
-		err = c.check()
-	}
-	if err == nil {
-		err = c.checkValue(value)
-	}
+	px, err := checkWrite(c, key, value, ttl)
 	if err != nil {
 		return 0, false, err
 	}
@@ -537,24 +508,8 @@ func crc16(s string) uint16 {
 // in steps: check and renew the lock atomically (its script), then write,
 // then release with a compare-and-delete, as the ephpm-kv server does.
 func (c *Cluster) SetIfLocked(key string, value []byte, ttl time.Duration, lock string, token []byte, lockTTL time.Duration, release bool) (bool, error) {
-	px, err := ms(ttl)
-	if err != nil {
-		return false, err
-	}
-	lockPX, err := ms(lockTTL)
-	if err == nil {
-		err = errors.Join(kv.CheckKey(key), kv.CheckKey(lock))
-	}
-	if err == nil {
-		err = c.check()
-	}
-	if err == nil {
-		err = c.checkValue(value)
-	}
-	if err != nil {
-		return false, err
-	}
-	if never, err := c.tokenTooLong(lock, token); never || err != nil {
+	px, lockPX, never, err := checkLockedWrite(c, key, value, ttl, lock, token, lockTTL)
+	if never || err != nil {
 		return false, err
 	}
 	if sameSlot(key, lock) {

@@ -20,7 +20,7 @@ var (
 
 // LeaseAcquire implements kv.Leases.
 func (c *Cluster) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit int64, ttl, intent time.Duration) (int64, bool, error) {
-	lim, px, ipx, err := leaseArgs(key, token, mode, limit, ttl, intent)
+	lim, px, ipx, err := checkLease(key, token, mode, limit, ttl, intent)
 	if err != nil {
 		return 0, false, err
 	}
@@ -46,10 +46,10 @@ func (c *Cluster) LeaseRelease(key string, token []byte) (bool, error) {
 
 // LeaseRenew implements kv.Leases.
 func (c *Cluster) LeaseRenew(key string, token []byte, ttl time.Duration) (bool, error) {
-	if err := kv.CheckLeaseRenew(key, token, ttl); err != nil {
+	px, err := checkLeaseRenew(key, token, ttl)
+	if err != nil {
 		return false, err
 	}
-	px, _ := ms(ttl)
 	n, err := c.evalInt(scriptLeaseRenew, []string{key}, token, px)
 	return n == 1, err
 }
@@ -76,13 +76,10 @@ func (c *Cluster) LeaseTTL(key string, token []byte) (time.Duration, error) {
 
 // RateLimit implements kv.RateLimiter.
 func (c *Cluster) RateLimit(key string, limit int64, window time.Duration) (bool, int64, time.Duration, error) {
-	if err := kv.CheckKey(key); err != nil {
+	wms, err := checkRateLimit(key, limit, window)
+	if err != nil {
 		return false, 0, 0, err
 	}
-	if err := kv.CheckRateLimit(limit, window); err != nil {
-		return false, 0, 0, err
-	}
-	wms, _ := ms(window)
 	v, err := c.eval(scriptRateLimit, []string{key}, limit, wms)
 	if err != nil {
 		return false, 0, 0, err

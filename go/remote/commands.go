@@ -2,12 +2,7 @@ package remote
 
 // Building commands and reading their usual replies.
 
-import (
-	"strconv"
-	"time"
-
-	"github.com/ephpm/ephpm-kv/kv"
-)
+import "strconv"
 
 // statsPairs runs EPHPM.STATS and calls fn for each name and integer value.
 func (e *Engine) statsPairs(fn func(name string, value int64)) error {
@@ -46,16 +41,6 @@ func readStatsPairs(r *reply, c *client, fn func(name string, value int64)) erro
 		c.dialect.kind, c.dialect.evictable = dialectEphpm, evictable
 		return nil
 	}
-}
-
-// ms checks a ttl (0 through kv.MaxTTL, else kv.ErrBadTTL, before anything
-// is sent) and rounds it up to whole milliseconds, the server's unit, so a
-// positive sub-millisecond ttl never becomes 0 ("no expiry").
-func ms(ttl time.Duration) (int64, error) {
-	if err := kv.CheckTTL(ttl); err != nil {
-		return 0, err
-	}
-	return int64((ttl + time.Millisecond - 1) / time.Millisecond), nil
 }
 
 // intCmd runs a command whose reply is an integer.

@@ -12,10 +12,7 @@ import (
 
 // Incr implements kv.Engine.
 func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
-	px, err := ms(ttl)
-	if err == nil {
-		err = kv.CheckKey(key)
-	}
+	px, err := checkKeyTTL(key, ttl)
 	if err != nil {
 		return 0, err
 	}
@@ -42,14 +39,8 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 
 // SetNXFenced implements kv.Engine.
 func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64, bool, error) {
-	px, err := ms(ttl)
-	if err == nil {
-		err = kv.CheckKey(key)
-	}
+	px, err := checkWrite(e, key, value, ttl)
 	if err != nil {
-		return 0, false, err
-	}
-	if err := e.checkValue(value); err != nil {
 		return 0, false, err
 	}
 	var fence int64

@@ -11,10 +11,7 @@ import (
 
 // Expire implements kv.Engine.
 func (e *Engine) Expire(key string, ttl time.Duration) (bool, error) {
-	px, err := ms(ttl)
-	if err == nil {
-		err = kv.CheckKey(key)
-	}
+	px, err := checkKeyTTL(key, ttl)
 	if err != nil {
 		return false, err
 	}
@@ -36,11 +33,8 @@ func (e *Engine) Expire(key string, ttl time.Duration) (bool, error) {
 
 // ExpireIfEq implements kv.Engine.
 func (e *Engine) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, error) {
-	px, err := ms(ttl)
-	if err != nil {
-		return false, err
-	}
-	if never, err := e.neverMatches(key, token); never || err != nil {
+	px, never, err := checkTokenTTL(e, key, token, ttl)
+	if never || err != nil {
 		return false, err
 	}
 	var ok bool
@@ -100,7 +94,7 @@ func (e *Engine) TTL(key string) (time.Duration, error) {
 
 // TTLIfEq implements kv.Engine.
 func (e *Engine) TTLIfEq(key string, token []byte) (time.Duration, error) {
-	if never, err := e.neverMatches(key, token); never || err != nil {
+	if never, err := checkTokenOp(e, key, token); never || err != nil {
 		return kv.TTLMissing, err
 	}
 	var ttl time.Duration

@@ -22,26 +22,9 @@ var (
 // leaseModes are the ephpm-kv server's words for kv.LeaseMode.
 var leaseModes = [...]string{kv.LeaseShared: "SHARED", kv.LeaseExclusive: "EXCLUSIVE", kv.LeasePermit: "PERMIT"}
 
-// leaseArgs checks LeaseAcquire's arguments and gives the times in
-// milliseconds; limit is 0 unless mode is LeasePermit (it is ignored then).
-func leaseArgs(key string, token []byte, mode kv.LeaseMode, limit int64, ttl, intent time.Duration) (lim, px, ipx int64, err error) {
-	if err := kv.CheckKey(key); err != nil {
-		return 0, 0, 0, err
-	}
-	if err := kv.CheckLease(token, mode, limit, ttl, intent); err != nil {
-		return 0, 0, 0, err
-	}
-	if mode == kv.LeasePermit {
-		lim = limit
-	}
-	px, _ = ms(ttl)
-	ipx, _ = ms(intent)
-	return lim, px, ipx, nil
-}
-
 // LeaseAcquire implements kv.Leases.
 func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit int64, ttl, intent time.Duration) (int64, bool, error) {
-	lim, px, ipx, err := leaseArgs(key, token, mode, limit, ttl, intent)
+	lim, px, ipx, err := checkLease(key, token, mode, limit, ttl, intent)
 	if err != nil {
 		return 0, false, err
 	}
@@ -93,10 +76,10 @@ func (e *Engine) LeaseRelease(key string, token []byte) (bool, error) {
 
 // LeaseRenew implements kv.Leases.
 func (e *Engine) LeaseRenew(key string, token []byte, ttl time.Duration) (bool, error) {
-	if err := kv.CheckLeaseRenew(key, token, ttl); err != nil {
+	px, err := checkLeaseRenew(key, token, ttl)
+	if err != nil {
 		return false, err
 	}
-	px, _ := ms(ttl)
 	return e.boolCmd(func(c *client) {
 		if c.dialect.redis() {
 			c.evalsha(scriptLeaseRenew, 1, 2)
@@ -160,15 +143,12 @@ func (e *peer) leaseTTLReply(n int64) (time.Duration, error) {
 
 // RateLimit implements kv.RateLimiter.
 func (e *Engine) RateLimit(key string, limit int64, window time.Duration) (bool, int64, time.Duration, error) {
-	if err := kv.CheckKey(key); err != nil {
+	wms, err := checkRateLimit(key, limit, window)
+	if err != nil {
 		return false, 0, 0, err
 	}
-	if err := kv.CheckRateLimit(limit, window); err != nil {
-		return false, 0, 0, err
-	}
-	wms, _ := ms(window)
 	var res [3]int64
-	err := e.do(func(c *client) {
+	err = e.do(func(c *client) {
 		if c.dialect.redis() {
 			c.evalsha(scriptRateLimit, 1, 2)
 			c.arg(key)

@@ -13,14 +13,8 @@ import (
 // and GET key, pipelined. When the lock was not acquired, the GET's reply
 // is read and dropped.
 func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, key string, dst []byte) (bool, int, bool, error) {
-	px, err := ms(lockTTL)
-	if err == nil {
-		err = errors.Join(kv.CheckKey(lock), kv.CheckKey(key))
-	}
+	px, err := checkLockAndGet(e, lock, token, lockTTL, key)
 	if err != nil {
-		return false, 0, false, err
-	}
-	if err := e.checkValue(token); err != nil {
 		return false, 0, false, err
 	}
 	var (
@@ -68,21 +62,8 @@ func (e *Engine) LockAndGet(lock string, token []byte, lockTTL time.Duration, ke
 // runs them in order, so the lock goes after the write. When the lock was
 // not ours, the DELIFEQ finds another token (or none) and deletes nothing.
 func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock string, token []byte, lockTTL time.Duration, release bool) (bool, error) {
-	px, err := ms(ttl)
-	if err != nil {
-		return false, err
-	}
-	lockPX, err := ms(lockTTL)
-	if err == nil {
-		err = errors.Join(kv.CheckKey(key), kv.CheckKey(lock))
-	}
-	if err != nil {
-		return false, err
-	}
-	if err := e.checkValue(value); err != nil {
-		return false, err
-	}
-	if never, err := e.neverMatches(lock, token); never || err != nil {
+	px, lockPX, never, err := checkLockedWrite(e, key, value, ttl, lock, token, lockTTL)
+	if never || err != nil {
 		return false, err
 	}
 	var written, unknown bool

@@ -51,10 +51,8 @@ func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
 
 // GetMulti implements kv.MultiGetter: one MGET, one round trip.
 func (e *Engine) GetMulti(keys []string, fn func(i int, value []byte, found bool)) error {
-	for _, k := range keys {
-		if err := kv.CheckKey(k); err != nil {
-			return err
-		}
+	if err := checkKeys(keys); err != nil {
+		return err
 	}
 	if len(keys) == 0 {
 		return nil
@@ -111,14 +109,8 @@ func (e *Engine) dropPending() {
 
 // Set implements kv.Engine.
 func (e *Engine) Set(key string, value []byte, ttl time.Duration) error {
-	px, err := ms(ttl)
-	if err == nil {
-		err = kv.CheckKey(key)
-	}
+	px, err := checkWrite(e, key, value, ttl)
 	if err != nil {
-		return err
-	}
-	if err := e.checkValue(value); err != nil {
 		return err
 	}
 	ok, err := e.okCmd(func(c *client) { setCmd(c, key, value, false, px) })
@@ -149,14 +141,8 @@ func (e *Engine) SetNXEvictable(key string, value []byte, ttl time.Duration) (bo
 }
 
 func (e *Engine) setEvictable(key string, value []byte, ttl time.Duration, nx bool) (bool, error) {
-	px, err := ms(ttl)
-	if err == nil {
-		err = kv.CheckKey(key)
-	}
+	px, err := checkWrite(e, key, value, ttl)
 	if err != nil {
-		return false, err
-	}
-	if err := e.checkValue(value); err != nil {
 		return false, err
 	}
 	return e.okCmd(func(c *client) {
@@ -183,14 +169,8 @@ var _ kv.Cache = (*Engine)(nil)
 
 // SetNX implements kv.Engine.
 func (e *Engine) SetNX(key string, value []byte, ttl time.Duration) (bool, error) {
-	px, err := ms(ttl)
-	if err == nil {
-		err = kv.CheckKey(key)
-	}
+	px, err := checkWrite(e, key, value, ttl)
 	if err != nil {
-		return false, err
-	}
-	if err := e.checkValue(value); err != nil {
 		return false, err
 	}
 	return e.okCmd(func(c *client) { setCmd(c, key, value, true, px) })
@@ -206,7 +186,7 @@ func (e *Engine) Del(key string) (bool, error) {
 
 // DelIfEq implements kv.Engine.
 func (e *Engine) DelIfEq(key string, token []byte) (bool, error) {
-	if never, err := e.neverMatches(key, token); never || err != nil {
+	if never, err := checkTokenOp(e, key, token); never || err != nil {
 		return false, err
 	}
 	return e.boolCmd(func(c *client) {
