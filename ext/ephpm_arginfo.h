@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: 177d80c2020eb09f6bfbbab00be14f700802836f */
+ * Stub hash: 36f6726dae4e93cb9e2ceb9b329a3083555a59ab */
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_get, 0, 1, IS_STRING, 1)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
@@ -13,6 +13,10 @@ ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_set, 0, 2, _IS_BOOL, 0)
 ZEND_END_ARG_INFO()
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_get_multi, 0, 1, IS_ARRAY, 0)
+	ZEND_ARG_TYPE_INFO(0, keys, IS_ARRAY, 0)
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_del_multi, 0, 1, IS_LONG, 0)
 	ZEND_ARG_TYPE_INFO(0, keys, IS_ARRAY, 0)
 ZEND_END_ARG_INFO()
 
@@ -173,6 +177,7 @@ ZEND_END_ARG_INFO()
 ZEND_FUNCTION(ephpm_kv_get);
 ZEND_FUNCTION(ephpm_kv_set);
 ZEND_FUNCTION(ephpm_kv_get_multi);
+ZEND_FUNCTION(ephpm_kv_del_multi);
 ZEND_FUNCTION(ephpm_kv_remember);
 ZEND_FUNCTION(ephpm_kv_setnx);
 ZEND_FUNCTION(ephpm_kv_add);
@@ -220,6 +225,7 @@ static const zend_function_entry ext_functions[] = {
 	ZEND_FE(ephpm_kv_get, arginfo_ephpm_kv_get)
 	ZEND_FE(ephpm_kv_set, arginfo_ephpm_kv_set)
 	ZEND_FE(ephpm_kv_get_multi, arginfo_ephpm_kv_get_multi)
+	ZEND_FE(ephpm_kv_del_multi, arginfo_ephpm_kv_del_multi)
 	ZEND_FE(ephpm_kv_remember, arginfo_ephpm_kv_remember)
 	ZEND_FE(ephpm_kv_setnx, arginfo_ephpm_kv_setnx)
 	ZEND_FE(ephpm_kv_add, arginfo_ephpm_kv_add)

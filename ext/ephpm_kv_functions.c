@@ -140,6 +140,49 @@ fail:
 	return false;
 }
 
+/* How many of the keys were live and went, in one crossing into the store
+ * (a loop of dels on a library older than del_multi). */
+PHP_FUNCTION(ephpm_kv_del_multi)
+{
+	HashTable *keys;
+	ZEND_PARSE_PARAMETERS_START(1, 1)
+		Z_PARAM_ARRAY_HT(keys)
+	ZEND_PARSE_PARAMETERS_END();
+	uint32_t n = zend_hash_num_elements(keys);
+	if (n == 0) {
+		RETURN_LONG(0);
+	}
+	zend_string **strs;
+	const char **ptrs;
+	size_t *lens;
+	if (!multi_keys(keys, &strs, &ptrs, &lens)) {
+		RETURN_THROWS();
+	}
+	const ephpm_kv_ops *ops = ephpm_ops();
+	ephpm_kv_error err;
+	int64_t deleted = 0;
+	int rc = 1;
+	if (ops && EPHPM_OPS_HAS(ops, del_multi)) {
+		rc = ops->del_multi(n, ptrs, lens, &deleted, &err);
+	} else if (ops) {
+		for (uint32_t i = 0; i < n && rc >= 0; i++) {
+			rc = ops->del(ptrs[i], lens[i], &err);
+			deleted += rc > 0;
+		}
+	}
+	efree(strs);
+	efree(ptrs);
+	efree(lens);
+	if (!ops) {
+		RETURN_THROWS();
+	}
+	if (rc < 0) {
+		ephpm_throw_store_error(&err);
+		RETURN_THROWS();
+	}
+	RETURN_LONG(deleted);
+}
+
 /* key => value for the keys found, in one crossing into the store (a loop
  * of gets on a library older than get_multi). */
 PHP_FUNCTION(ephpm_kv_get_multi)

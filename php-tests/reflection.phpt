@@ -16,6 +16,7 @@ foreach ((new ReflectionExtension('ephpm'))->getFunctions() as $f) {
 ephpm_kv_get(string $key): ?string
 ephpm_kv_set(string $key, string $value, int|float $ttl = %d, bool $evictable = false): bool
 ephpm_kv_get_multi(array $keys): array
+ephpm_kv_del_multi(array $keys): int
 ephpm_kv_remember(string $key, callable $compute, int|float $ttl = %d, bool $evictable = true, float $wait = %d): string
 ephpm_kv_setnx(string $key, string $value, int|float $ttl = %d): bool
 ephpm_kv_add(string $key, string $value, int|float $ttl = %d, bool $evictable = false): bool

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EPHPM_KV_ABI_VERSION 2 /* 2: ephpm_kv_stats grew (fences, quarantined, evicted, bytes_evictable), ephpm_kv_config.shm_lock_timeout, set_evictable, get_multi, setnx_evictable */
+#define EPHPM_KV_ABI_VERSION 2 /* 2: ephpm_kv_stats grew (fences, quarantined, evicted, bytes_evictable), ephpm_kv_config.shm_lock_timeout, set_evictable, get_multi, setnx_evictable, del_multi */
 #define EPHPM_KV_MAX_KEY_SIZE (64 * 1024)
 #define EPHPM_KV_MAX_TTL_SECONDS INT64_C(3153600000) /* 100 years: kv.MaxTTL */
 #define EPHPM_KV_ERROR_MESSAGE_SIZE 256
@@ -263,6 +263,11 @@ typedef struct ephpm_kv_ops {
 	 * get_multi. */
 	int (*setnx_evictable)(const char *key, size_t key_len, const char *val, size_t val_len,
 	                       int64_t ttl_ns, ephpm_kv_error *err);
+	/* Deletes n keys, *deleted the number of live ones that went (a key
+	 * named twice counts once): 1, or an error before anything went when a
+	 * key is bad. Check EPHPM_OPS_HAS: appended after setnx_evictable. */
+	int (*del_multi)(size_t n, const char *const *keys, const size_t *key_lens, int64_t *deleted,
+	                 ephpm_kv_error *err);
 } ephpm_kv_ops;
 
 /* The library's only entry point besides the table itself. */

@@ -187,6 +187,21 @@ func ephpmKvDel(key *C.ephpm_cchar, keyLen C.size_t, cerr *C.ephpm_kv_error) (rc
 	return boolRC(ok, err, cerr)
 }
 
+// ephpmKvDelMulti deletes n keys (kv.DelMulti), the count in *deleted.
+//
+//export ephpmKvDelMulti
+func ephpmKvDelMulti(n C.size_t, keys *C.ephpm_ckey, keyLens *C.ephpm_csize, deleted *C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {
+	defer recoverInto(cerr, &rc)
+	ks, kl := unsafe.Slice(keys, int(n)), unsafe.Slice(keyLens, int(n))
+	names := make([]string, len(ks))
+	for i := range ks {
+		names[i] = goString(ks[i], kl[i])
+	}
+	count, err := kv.DelMulti(engine(), names)
+	*deleted = C.int64_t(count)
+	return boolRC(true, err, cerr)
+}
+
 // ephpmKvDelIfEq is given a CLOCK_MONOTONIC_COARSE reading by its C
 // adapter (ops_table.c): the shared engine checks a lock's deadline with it.
 //

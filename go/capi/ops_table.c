@@ -66,6 +66,7 @@ static const ephpm_kv_ops table = {
 	.set_evictable = ephpmKvSetEvictable,
 	.get_multi = ephpmKvGetMulti,
 	.setnx_evictable = ephpmKvSetnxEvictable,
+	.del_multi = ephpmKvDelMulti,
 };
 
 const ephpm_kv_ops *ephpm_kv_get_ops(void)

@@ -184,6 +184,22 @@ func (e *Engine) Del(key string) (bool, error) {
 	return e.boolCmd(keyCmd("DEL", key))
 }
 
+// DelMulti implements kv.MultiDeleter: one DEL.
+func (e *Engine) DelMulti(keys []string) (int64, error) {
+	if err := checkKeys(keys); err != nil || len(keys) == 0 {
+		return 0, err
+	}
+	return e.intCmd(func(c *client) {
+		c.command(1 + len(keys))
+		c.arg("DEL")
+		for _, k := range keys {
+			c.arg(k)
+		}
+	})
+}
+
+var _ kv.MultiDeleter = (*Engine)(nil)
+
 // DelIfEq implements kv.Engine.
 func (e *Engine) DelIfEq(key string, token []byte) (bool, error) {
 	if never, err := checkTokenOp(e, key, token); never || err != nil {

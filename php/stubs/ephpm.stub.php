@@ -22,6 +22,12 @@ namespace {
     function ephpm_kv_get_multi(array $keys): array {}
 
     /**
+     * Several dels in one call into the store: how many of $keys were live
+     * and went (a key named twice counts once), as Redis's DEL.
+     */
+    function ephpm_kv_del_multi(array $keys): int {}
+
+    /**
      * The value under $key, computed by $compute($key) once across all
      * processes on a miss and stored with $ttl (evictable by default: it
      * can be computed again). Other callers sleep until it is written and

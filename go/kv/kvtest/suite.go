@@ -202,6 +202,7 @@ func Run(t *testing.T, target Target) {
 		{"RateLimitShorterWindow", DefaultConfig, checkRateLimitShorterWindow},
 		{"RateLimitBadArgs", DefaultConfig, checkRateLimitBadArgs},
 		{"GetMulti", DefaultConfig, checkGetMulti},
+		{"DelMulti", DefaultConfig, checkDelMulti},
 		{"CacheSetEvictable", DefaultConfig, checkCacheSetEvictable},
 		{"CacheSetNXEvictable", DefaultConfig, checkCacheSetNXEvictable},
 		{"CacheHeldNeverEvicted", fullConfig, checkCacheHeldNeverEvicted},
