@@ -335,8 +335,8 @@ func ephpmKvSetIfLocked(key *C.ephpm_cchar, keyLen C.size_t, val *C.ephpm_cchar,
 	return boolRC(ok, err, cerr)
 }
 
-// ephpmKvWaitRelease: 1 woken, 0 timed out, 2 the engine cannot wait on a
-// key (the caller sleeps its own backoff).
+// ephpmKvWaitRelease returns 1 when woken, 0 when timed out, 2 when the engine
+// cannot wait on a key (the caller sleeps its own backoff).
 //
 //export ephpmKvWaitRelease
 func ephpmKvWaitRelease(key *C.ephpm_cchar, keyLen C.size_t, timeout C.int64_t, cerr *C.ephpm_kv_error) (rc C.int) {

@@ -210,7 +210,7 @@ func (e *Engine) checkValue(v []byte) error {
 	return nil
 }
 
-// tooLong: a token no stored value can equal.
+// tooLong reports whether token is one no stored value can equal.
 func (e *Engine) tooLong(token []byte) bool { return int64(len(token)) > e.cfg.MaxValueSize }
 
 // leaseSeconds is ttl as an etcd lease: whole seconds, rounded up, so a

@@ -58,7 +58,7 @@ const (
 	holderVersion = 1
 	// staleBatch bounds the stale entries one write deletes.
 	staleBatch = 64
-	// shortName: names up to this length are spelt out in their holders'
+	// shortName is the length up to which names are spelt out in their holders'
 	// keys; longer ones are hashed, so that 1024 holders of a 64 KiB name
 	// are not a 64 MiB read.
 	shortName = 200
@@ -136,9 +136,9 @@ func (e *Engine) readLeases(ctx context.Context, cl *clientv3.Client, name strin
 func (s *leaseSet) holderKey(token []byte) string { return s.base + string(holderKind) + string(token) }
 func (s *leaseSet) intentKey(token []byte) string { return s.base + string(intentKind) + string(token) }
 
-// staleOwn: one of token's keys is stale. Putting it would keep its old
-// create revision (a wrong fence, and stale again to the next read), and
-// etcd takes no delete and put of one key in one transaction, so such a
+// staleOwn reports whether one of token's keys is stale. Putting it would keep
+// its old create revision (a wrong fence, and stale again to the next read),
+// and etcd takes no delete and put of one key in one transaction, so such a
 // key is deleted first, by a write of its own (cleanStale).
 func (s *leaseSet) staleOwn(token []byte) bool {
 	for _, k := range s.stale {
@@ -156,8 +156,8 @@ func (s *leaseSet) unchanged() clientv3.Cmp {
 	return clientv3.Compare(clientv3.ModRevision(s.guardKey), "=", s.guardRev)
 }
 
-// same: key is still the entry read (it did not expire meanwhile), or is
-// still absent.
+// same is the comparison that key is still the entry read (it did not expire
+// meanwhile), or is still absent.
 func same(key string, ent leaseEntry, ok bool) clientv3.Cmp {
 	if !ok {
 		ent.createRev = 0

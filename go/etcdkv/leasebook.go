@@ -144,9 +144,10 @@ func (e *Engine) spanOf(ctx context.Context, cl *clientv3.Client, id clientv3.Le
 	return s, nil
 }
 
-// lostLease: a write named a lease etcd no longer has (revoked by someone
-// else: this engine never revokes a shared one). Nothing was written; the
-// book forgets its leases, and the caller tries again with new ones.
+// lostLease reports whether a write named a lease etcd no longer has (revoked
+// by someone else: this engine never revokes a shared one). Nothing was
+// written; the book forgets its leases, and the caller tries again with new
+// ones.
 func (e *Engine) lostLease(err error) bool {
 	if rpctypes.Error(err) != rpctypes.ErrLeaseNotFound {
 		return false

@@ -37,7 +37,7 @@ func (k Kind) String() string {
 type Input struct {
 	Kind Kind
 	Key  string // the lock's key; Fence: the resource
-	// Token: "" on an Acquire whose caller never learned it (Ephpm\Lock
+	// Token is "" on an Acquire whose caller never learned it (Ephpm\Lock
 	// makes the token inside acquire(), which threw): a holder no release
 	// matches and whose value any read may see.
 	Token  string
@@ -57,16 +57,16 @@ type Output struct {
 
 // Guarantees selects what the model holds the engine to.
 type Guarantees struct {
-	// Locks: one holder per key, only the holder releases or renews, reads
-	// see the holder. Off for an engine that may lose its locks (a
-	// single server killed without durable state): then only fences are
+	// Locks checks the locks: one holder per key, only the holder releases or
+	// renews, reads see the holder. Off for an engine that may lose its locks
+	// (a single server killed without durable state): then only fences are
 	// checked and every lock outcome is accepted.
 	Locks bool
-	// FenceOrder: a granted fence is above every fence granted before it
-	// (in the same fence domain).
+	// FenceOrder checks that a granted fence is above every fence granted
+	// before it (in the same fence domain).
 	FenceOrder bool
-	// FenceChecks: Fence(resource, f) is true exactly when f is at least
-	// every fence recorded for resource before.
+	// FenceChecks checks that Fence(resource, f) is true exactly when f is at
+	// least every fence recorded for resource before.
 	FenceChecks bool
 }
 
@@ -86,7 +86,7 @@ type Config struct {
 	// lease expiry checked periodically (etcd), clocks of other hosts.
 	Slack      time.Duration
 	Guarantees Guarantees
-	// LostUndone: the engine takes back its acquisitions whose outcome
+	// LostUndone says the engine takes back its acquisitions whose outcome
 	// was unknown (etcd revokes such an attempt's lease): one that
 	// happened may end at any time, not only at its TTL or a release.
 	LostUndone bool

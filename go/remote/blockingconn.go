@@ -175,7 +175,7 @@ type interrupted struct {
 	since time.Time // zero until the first EINTR
 }
 
-// again: EINTR to retry (with the socket's timeout set to what is left),
+// again returns EINTR to retry (with the socket's timeout set to what is left),
 // EAGAIN when the time is up, or setsockopt's error.
 func (w *interrupted) again(c *blockingConn, opt int) syscall.Errno {
 	if w.since.IsZero() {

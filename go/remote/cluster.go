@@ -39,7 +39,8 @@ type Cluster struct {
 
 var _ kv.Engine = (*Cluster)(nil)
 
-// clusterSchemes: redis-cluster://h1:p1,h2:p2 (rediss-cluster:// with TLS).
+// clusterScheme and clusterTLSScheme begin a cluster address:
+// redis-cluster://h1:p1,h2:p2 (rediss-cluster:// with TLS).
 const (
 	clusterScheme    = "redis-cluster://"
 	clusterTLSScheme = "rediss-cluster://"
@@ -229,8 +230,8 @@ func (c *Cluster) check() error {
 	return nil
 }
 
-// unavailableReply: a reply that says the cluster cannot take the command
-// now, and nothing ran.
+// unavailableReply reports whether msg is a reply that says the cluster cannot
+// take the command now, and nothing ran.
 func (c *Cluster) unavailableReply(msg string) bool {
 	for _, p := range []string{"CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK"} {
 		if strings.HasPrefix(msg, p+" ") {
@@ -476,7 +477,8 @@ func (c *Cluster) Fence(resource string, fence int64) (bool, error) {
 	return n == 1, err
 }
 
-// sameSlot: a and b hash to one slot, so one script may touch both.
+// sameSlot reports whether a and b hash to one slot, so one script may touch
+// both.
 func sameSlot(a, b string) bool { return slotOf(a) == slotOf(b) }
 
 func slotOf(key string) uint16 {

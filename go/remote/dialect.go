@@ -31,8 +31,8 @@ type dialect struct {
 	// (Their SET ... IFEQ is not used for ExpireIfEq: a SET is refused
 	// over maxmemory, the script's PEXPIRE is not.)
 	delIfEq, delEx bool
-	// evictable: an ephpm-kv server that takes EPHPM.SETEVICTABLE (its
-	// EPHPM.STATS reports bytes_evictable); an older one is sent a SET.
+	// evictable is set for an ephpm-kv server that takes EPHPM.SETEVICTABLE
+	// (its EPHPM.STATS reports bytes_evictable); an older one is sent a SET.
 	evictable bool
 }
 

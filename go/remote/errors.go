@@ -35,14 +35,15 @@ type replyError string
 
 func (e replyError) Error() string { return string(e) }
 
-// errUnexpected: a reply of the wrong type; the stream may be out of step.
+// errUnexpected reports a reply of the wrong type; the stream may be out of
+// step.
 func errUnexpected(r *reply) error {
 	return errProtocolReply{fmt.Sprintf("unexpected reply %c%d %.40q", r.kind, r.n, r.data)}
 }
 
-// keepsConnection: a reply error other than a protocol error. After a
-// protocol error the server closes the connection; after a network error or
-// a short write nobody knows where the reply stream stands.
+// keepsConnection reports whether err is a reply error other than a protocol
+// error. After a protocol error the server closes the connection; after a
+// network error or a short write nobody knows where the reply stream stands.
 func keepsConnection(err error) bool {
 	var reply replyError
 	return errors.As(err, &reply) && !isProtocolError(reply.Error()) && !notServing(reply.Error()) && serverLimit(reply.Error()) == ""
@@ -63,13 +64,13 @@ func serverLimit(msg string) string {
 	return ""
 }
 
-// notServing: a Valkey or Redis that cannot take the command now: a
-// replica (READONLY: a failover demoted it, or the address names one),
-// one still loading its data, one whose replica lost its master, one
-// busy with a long script, a master cut off from the replicas it must
-// write to (min-replicas-to-write: NOREPLICAS). Nothing ran. Unavailable,
-// and the connection is dropped, so the next call dials again (and may
-// reach the new master).
+// notServing reports whether msg is from a Valkey or Redis that cannot take
+// the command now: a replica (READONLY: a failover demoted it, or the address
+// names one), one still loading its data, one whose replica lost its master,
+// one busy with a long script, a master cut off from the replicas it must
+// write to (min-replicas-to-write: NOREPLICAS). Nothing ran. Unavailable, and
+// the connection is dropped, so the next call dials again (and may reach the
+// new master).
 func notServing(msg string) bool {
 	for _, p := range []string{"READONLY", "LOADING", "MASTERDOWN", "BUSY", "NOREPLICAS"} {
 		if strings.HasPrefix(msg, p+" ") {
@@ -126,7 +127,7 @@ func (e *peer) classifyReply(msg string) error {
 	return fmt.Errorf("%s at %s: %s", e.kind(), e.addr, msg)
 }
 
-// errWrongType: a Valkey or Redis key of another type than the
+// errWrongType reports a Valkey or Redis key of another type than the
 // operation's (kv.ErrWrongType too). Incr reports it as kv.ErrNotInteger, as
 // the in-process store does for any value that is not an integer.
 var errWrongType = errors.New("wrong type")

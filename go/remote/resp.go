@@ -40,8 +40,8 @@ func newClient(nc net.Conn) *client {
 	return &client{nc: nc, in: make([]byte, readBufSize)}
 }
 
-// stale: the server closed the connection while it was idle, or left
-// something unasked-for in it. Replies are read whole, so anything unread
+// stale reports whether the server closed the connection while it was idle, or
+// left something unasked-for in it. Replies are read whole, so anything unread
 // here was not asked for.
 func (c *client) stale() bool {
 	if c.r != c.w {
@@ -108,8 +108,8 @@ type reply struct {
 
 func (r *reply) isNil() bool { return (r.kind == '$' || r.kind == '*') && r.n < 0 }
 
-// errProtocolReply: the server sent something that is not RESP2. The
-// connection is dropped.
+// errProtocolReply reports that the server sent something that is not RESP2.
+// The connection is dropped.
 type errProtocolReply struct{ what string }
 
 func (e errProtocolReply) Error() string { return "malformed reply from the server: " + e.what }

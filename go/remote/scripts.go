@@ -64,7 +64,7 @@ local function ttl(key, ms)
 end
 `
 
-// setWith: SET key value with PX ms, or without expiry for "0".
+// luaSet defines set(): SET key value with PX ms, or without expiry for "0".
 const luaSet = `
 local function set(key, value, ms)
   if ms == '0' then redis.call('SET', key, value) else redis.call('SET', key, value, 'PX', ms) end
@@ -79,10 +79,10 @@ local function now_us()
 end
 `
 
-// luaFenceCounter: fence_counter reads and checks the fence counter, to be
-// called before anything is touched (see scriptSetNXFenced); next_fence
-// then issues the next fence, as a string: the counter plus one, or the
-// clock when higher.
+// luaFenceCounter defines two functions: fence_counter reads and checks the
+// fence counter, to be called before anything is touched (see
+// scriptSetNXFenced); next_fence then issues the next fence, as a string: the
+// counter plus one, or the clock when higher.
 const luaFenceCounter = `
 local function fence_counter(key)
   local c = redis.call('GET', key) or '0'

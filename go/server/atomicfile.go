@@ -80,8 +80,9 @@ func removeStaleTemps(path string) error {
 	return errors.Join(errs...)
 }
 
-// isTempOf: name is prefix followed by os.CreateTemp's random digits, so a
-// snapshot whose name merely extends path's ("a-b" for "a") keeps its files.
+// isTempOf reports whether name is prefix followed by os.CreateTemp's random
+// digits, so a snapshot whose name merely extends path's ("a-b" for "a") keeps
+// its files.
 func isTempOf(name, prefix string) bool {
 	rest, ok := strings.CutPrefix(name, prefix)
 	return ok && rest != "" && strings.Trim(rest, "0123456789") == ""

@@ -36,7 +36,8 @@ const reserveWaits = 100
 // command of maxCommand bytes: its read buffer and the one it doubles into.
 func MinClientMemory(maxCommand int64) int64 { return 2 * (maxCommand + 1) }
 
-// errClientMemory: this client had the largest buffers when the budget ran out.
+// errClientMemory tells a client it had the largest buffers when the budget
+// ran out.
 var errClientMemory = errors.New("ERR max memory for clients reached (--max-client-memory): this client had the largest buffers and is closed")
 
 const (

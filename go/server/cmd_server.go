@@ -12,7 +12,8 @@ import (
 
 var pid = os.Getpid()
 
-// COMMAND: enough for redis-cli, which asks for COMMAND DOCS at start.
+// cmdCommand implements COMMAND: enough for redis-cli, which asks for COMMAND
+// DOCS at start.
 func cmdCommand(s *Server, c *conn, a [][]byte) {
 	if len(a) > 1 && strings.EqualFold(string(a[1]), "count") {
 		c.WriteInt(len(commands))

@@ -247,13 +247,14 @@ func (e *Engine) pushFree(si, off uint64) {
 	crashPoint(crashPushed)
 }
 
-// blockInRange: off is an arena block of class c below the bump pointer.
+// blockInRange reports whether off is an arena block of class c below the bump
+// pointer.
 func (e *Engine) blockInRange(off, c uint64) bool {
 	return off >= e.arenaOff && off%16 == 0 && c < e.classes &&
 		off+classSizes[c] <= atomic.LoadUint64(e.word(hBump))
 }
 
-// isFree: off is a free block of class c.
+// isFree reports whether off is a free block of class c.
 func (e *Engine) isFree(off, c uint64) bool {
 	return e.blockInRange(off, c) && e.rec(off).kind == kindFree && uint64(e.rec(off).class) == c
 }

@@ -50,7 +50,7 @@ func (c *clock) read() int64 {
 	return c.now
 }
 
-// live: a record with deadline d has not expired.
+// live reports whether a record with deadline d has not expired.
 func (c *clock) live(d int64) bool {
 	if d == 0 {
 		return true

@@ -21,9 +21,9 @@ import (
 // journaled (repairSplit finishes it), a pass is named in the header
 // (whoever finds its owner dead runs the pass again, see coalesceLocked).
 
-// representable: n bytes can be laid out as whole blocks (0 included).
-// Classes start 64, 80, 112, 144 (multiples of 16), so every multiple of
-// 16 is a sum of classes but 16, 32, 48 and 96.
+// representable reports whether n bytes can be laid out as whole blocks (0
+// included). Classes start 64, 80, 112, 144 (multiples of 16), so every
+// multiple of 16 is a sum of classes but 16, 32, 48 and 96.
 func representable(n uint64) bool {
 	return n%16 == 0 && (n == 0 || n == 64 || n == 80 || n >= 112)
 }
@@ -207,10 +207,10 @@ func (e *Engine) coalesce(need uint64) bool {
 	return ran
 }
 
-// coalesceHelps: the free bytes could hold a block for need bytes, and a
-// pass may find it: one died unfinished, or more memory is free than after
-// the last pass, or that pass is a while ago. A full segment that keeps
-// refusing writes pays for a pass (a walk of the arena under every lock)
+// coalesceHelps reports whether the free bytes could hold a block for need
+// bytes, and a pass may find it: one died unfinished, or more memory is free
+// than after the last pass, or that pass is a while ago. A full segment that
+// keeps refusing writes pays for a pass (a walk of the arena under every lock)
 // only as often as memory is freed.
 func (e *Engine) coalesceHelps(need uint64) bool {
 	if w := atomic.LoadUint64(e.word(hCoalesce)); w != 0 && !ownerAlive(w) {

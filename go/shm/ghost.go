@@ -24,7 +24,7 @@ import "sync/atomic"
 // any stripe's lock or none, never journaled or repaired; a lost or stale
 // slot costs one record one pass of the hand, never a held record.
 
-// ghostsPerBucket: a slot per this many buckets (a bucket per 256 bytes).
+// ghostsPerBucket is how many buckets share a slot (a bucket per 256 bytes).
 const ghostsPerBucket = 4
 
 func (e *Engine) ghost(h uint32) *uint32 {

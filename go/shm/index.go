@@ -89,9 +89,9 @@ func (e *Engine) linkTo(off uint64) *uint64 {
 	return link
 }
 
-// fits: the record's key and value lie inside its block, and its block
-// inside the arena. Only a corrupt segment has one that does not (repair
-// drops it); find passes it by rather than let a reader run past the
+// fits reports whether the record's key and value lie inside its block, and
+// its block inside the arena. Only a corrupt segment has one that does not
+// (repair drops it); find passes it by rather than let a reader run past the
 // segment's end.
 func (e *Engine) fits(off uint64, r *record) bool {
 	c := uint64(r.class)

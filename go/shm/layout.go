@@ -279,7 +279,8 @@ func (e *Engine) formatOrWait() error {
 	}
 }
 
-// plausibleOwner: w could be an owner word (a pid the kernel can issue).
+// plausibleOwner reports whether w could be an owner word (a pid the kernel
+// can issue).
 func plausibleOwner(w uint64) bool {
 	pid := uint32(w) &^ waitersBit
 	return pid > 0 && pid <= 1<<22 && uint32(w)&waitersBit == 0

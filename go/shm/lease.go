@@ -76,7 +76,7 @@ func (e *Engine) familyValue(st *stripe, off uint64, c *clock, flag uint8, key s
 	return e.recValue(off, r), false, nil
 }
 
-// tailFits: the record's tail words lie inside its block.
+// tailFits reports whether the record's tail words lie inside its block.
 func (e *Engine) tailFits(off uint64, r *record) bool {
 	words := uint64(0)
 	v := e.recValue(off, r)
@@ -468,8 +468,9 @@ func (e *Engine) familyProblem(off uint64, r *record) string {
 	return ""
 }
 
-// leaseDeadlineProblem: an entry of the lease set at off expires after the
-// record's deadline, which no lease op leaves, even when killed midway.
+// leaseDeadlineProblem reports it when an entry of the lease set at off
+// expires after the record's deadline, which no lease op leaves, even when
+// killed midway.
 func (e *Engine) leaseDeadlineProblem(off uint64, r *record) string {
 	var sc leaseScan
 	e.scanLease(off, e.recValue(off, r), nil, 0, &sc)

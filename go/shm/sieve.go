@@ -241,7 +241,7 @@ func (e *Engine) rebuildQueue(si uint64, st *stripe) {
 	}
 }
 
-// queueFits: the record's queue words lie inside its block.
+// queueFits reports whether the record's queue words lie inside its block.
 func (e *Engine) queueFits(off uint64, r *record) bool {
 	return e.tail(off, r)+8*queueWords <= off+classSizes[r.class]
 }

@@ -22,7 +22,8 @@ func fenceRecordMem(resource string) int64 { return int64(len(resource) + fenceO
 // fenceBudget is the bytes fence records may hold before they fold.
 func (s *Store) fenceBudget() int64 { return s.cfg.MemoryLimit / fenceShare }
 
-// belowFloor: fence is refused on every resource (0 is no floor).
+// belowFloor reports whether fence is refused on every resource (0 is no
+// floor).
 func (s *Store) belowFloor(fence int64) bool {
 	floor := s.floor.Load()
 	return floor != 0 && fence < floor

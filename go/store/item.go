@@ -38,7 +38,7 @@ const (
 	kindRate           // a rate-limit log (ratelimit.go)
 )
 
-// inPlace: the item's bytes change under its bucket lock.
+// inPlace reports whether the item's bytes change under its bucket lock.
 func (it *item) inPlace() bool { return it.kind != kindPlain }
 
 // stored is the value's bytes as stored: all of a plain item's data; the

@@ -36,7 +36,7 @@ const (
 // may pass max_value_size.
 const MaxRecordSize = leaseHeader + 2*kv.MaxLeaseHolders*(leaseEntryFixed+kv.MaxLeaseToken)
 
-// errBadRecord: a snapshot's lease set or rate log that is not one.
+// errBadRecord reports a snapshot's lease set or rate log that is not one.
 var errBadRecord = errors.New("malformed lease set or rate log")
 
 // recordTimes calls fn with the offset of each time in a lease set's or

@@ -20,7 +20,7 @@ import (
 // cacheValueSize is the size of the values the eviction checks write.
 const cacheValueSize = 1000
 
-// evicts: the eviction checks apply.
+// evicts reports whether the eviction checks apply.
 func (h *harness) evicts() bool {
 	_, ok := h.e.(kv.Cache)
 	return ok && !h.target.EvictableHeld && h.target.FullCheckedBy == ""

@@ -9,7 +9,8 @@ import (
 	"github.com/ephpm/ephpm-kv/kv"
 )
 
-// Incr: created with its ttl, kept expiry, integers only, never wrapped.
+// checkIncr checks Incr: created with its ttl, kept expiry, integers only,
+// never wrapped.
 func checkIncr(h *harness) {
 	t := h.t
 	incr := func(key string, by int64, ttl time.Duration) int64 {
@@ -76,8 +77,8 @@ func checkIncr(h *harness) {
 	}
 }
 
-// Fences: one increasing counter across names (per hash tag on a cluster);
-// Fence per resource.
+// checkFences checks the fences: one increasing counter across names (per hash
+// tag on a cluster); Fence per resource.
 func checkFences(h *harness) {
 	t := h.t
 	fenced := func(key string) (int64, bool) {

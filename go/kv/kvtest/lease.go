@@ -38,7 +38,7 @@ func (h *leaseHarness) waitShort() {
 	time.Sleep(s + s/2 + h.target.TTLResolution + h.target.ExpiryLag)
 }
 
-// fresh: a lease of short() taken at start is surely still live.
+// fresh reports whether a lease of short() taken at start is surely still live.
 func (h *leaseHarness) fresh(start time.Time) bool { return time.Since(start) < h.short()/2 }
 
 func (h *leaseHarness) acquire(key, token string, mode kv.LeaseMode, limit int64, ttl, intent time.Duration) (int64, bool) {

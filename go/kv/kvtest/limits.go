@@ -50,8 +50,9 @@ func keyOps(key string) map[string]func(e kv.Engine) error {
 	}
 }
 
-// checkKeyRefused: every op refuses key with want, and the engine still
-// works afterwards (a refusal must not cost a server connection its step).
+// checkKeyRefused checks that every op refuses key with want, and the engine
+// still works afterwards (a refusal must not cost a server connection its
+// step).
 func checkKeyRefused(h *harness, key string, want error) {
 	for name, op := range keyOps(key) {
 		// The other key of the session ops is held, so that a check made

@@ -2,8 +2,8 @@ package kvtest
 
 import "time"
 
-// Stats: each counter moves with the operation that should move it, and
-// the configured limits read back.
+// checkStats checks that each counter moves with the operation that should
+// move it, and the configured limits read back.
 func checkStats(h *harness) {
 	t := h.t
 	st := h.stats()

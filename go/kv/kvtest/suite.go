@@ -34,7 +34,7 @@ type Target struct {
 	// TTLs travel in milliseconds (rounded up on the way in, truncated on
 	// the way out), so 2 ms.
 	TTLResolution time.Duration
-	// WaitsOnRelease: the engine implements kv.ReleaseWaiter (the shared
+	// WaitsOnRelease says the engine implements kv.ReleaseWaiter (the shared
 	// segment's futex words); the others let waiters back off instead.
 	WaitsOnRelease bool
 	// Limits, when set, gives the limits an engine that Open made for cfg
@@ -54,17 +54,17 @@ type Target struct {
 	// by tens of KiB, and it refuses a write only once it is over its
 	// limit. The memory checks allow this much either way.
 	MemorySlack int64
-	// FencesAreKeys: the engine keeps its fence counter and each
+	// FencesAreKeys says the engine keeps its fence counter and each
 	// resource's fence record as keys of its own keyspace (a Redis, under
 	// an "ephpm:" prefix), so they count in Stats.Keys, and Flush (the
 	// server's FLUSHDB) takes the records with the keys.
 	FencesAreKeys bool
-	// FencesPerHashTag: fences rise per Redis Cluster hash tag only (the
+	// FencesPerHashTag says fences rise per Redis Cluster hash tag only (the
 	// counter must share its lock's slot), not across every lock name. The
 	// checks that compare fences of several names then give the names one
 	// tag; fences of names in different tags are not comparable.
 	FencesPerHashTag bool
-	// FullPerSlot: the engine is full per node, not as a whole (a Redis
+	// FullPerSlot says the engine is full per node, not as a whole (a Redis
 	// Cluster: a master over its maxmemory refuses writes of its slots
 	// while the others take theirs). The "full" check then names every
 	// key under one hash tag, so one master fills and refuses.
@@ -76,7 +76,7 @@ type Target struct {
 	// through consensus. Later, never sooner: a lock may outlive its ttl
 	// a little, never fall short of it.
 	ExpiryLag time.Duration
-	// ExpiresUnseen: the engine's store expires entries itself, unseen by
+	// ExpiresUnseen says the engine's store expires entries itself, unseen by
 	// clients (etcd revokes leases): Stats.Expired stays 0, and an expired
 	// key is gone from Stats.Keys before any write meets it.
 	ExpiresUnseen bool
@@ -87,12 +87,12 @@ type Target struct {
 	// which fill the store to cfg.MemoryLimit and free room with Del,
 	// do not apply.
 	FullCheckedBy string
-	// EvictableHeld: the engine takes kv.Cache's SetEvictable but stores
+	// EvictableHeld says the engine takes kv.Cache's SetEvictable but stores
 	// held entries (a Valkey or Redis: its eviction policies would evict
 	// locks too, so the client refuses them). The eviction checks then
 	// give way to CacheHeld, as for an engine without kv.Cache.
 	EvictableHeld bool
-	// Parallel: the checks may run at once, each on the engine it opens
+	// Parallel says the checks may run at once, each on the engine it opens
 	// (nothing shared between two Opens, as with etcd under a prefix of
 	// its own): for an engine whose checks mostly wait out expiries.
 	Parallel bool
@@ -313,7 +313,7 @@ func (h *harness) stats() kv.Stats {
 	return st
 }
 
-// within: d is a time left for a ttl set at most elapsed ago.
+// within reports whether d is a time left for a ttl set at most elapsed ago.
 func (h *harness) within(d, ttl, elapsed time.Duration) bool {
 	r := h.target.TTLResolution
 	return d > 0 && d <= ttl+r && d >= ttl-elapsed-r

@@ -47,8 +47,8 @@ type ttlOp struct {
 	name    string
 	prepare func(e kv.Engine, key string) error
 	apply   func(e kv.Engine, key string, ttl time.Duration) error
-	// absentOnRefusal: the op creates the key, so a refused ttl leaves
-	// none; otherwise the key stays without expiry.
+	// absentOnRefusal is set when the op creates the key, so a refused ttl
+	// leaves none; otherwise the key stays without expiry.
 	absentOnRefusal bool
 }
 

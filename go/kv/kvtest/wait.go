@@ -6,9 +6,9 @@ import (
 	"github.com/ephpm/ephpm-kv/kv"
 )
 
-// checkWaitRelease: an engine that can put a waiter to sleep until a key
-// is released (kv.ReleaseWaiter) says so in its Target, and then wakes it
-// at the release, at the key's expiry, or at max. Spurious early returns
+// checkWaitRelease checks that an engine that can put a waiter to sleep until
+// a key is released (kv.ReleaseWaiter) says so in its Target, and then wakes
+// it at the release, at the key's expiry, or at max. Spurious early returns
 // are allowed, so only the latest return is checked, and woken.
 func checkWaitRelease(h *harness) {
 	t := h.t
