@@ -41,9 +41,9 @@ import (
 // unknown is taken back by its engine (go/etcdkv/undo.go): LostUndone.
 var etcdModel = Config{FenceDomain: EngineWide, Slack: time.Hour, Guarantees: All, LostUndone: true}
 
-// etcdTTL: every acquisition's and refresh's. Longer than the cluster's
-// shortest lease (1 s) and than the outages, so locks change hands by
-// release, and by expiry only for the holders that overrun it.
+// etcdTTL is every acquisition's and refresh's TTL. Longer than the cluster's
+// shortest lease (1 s) and than the outages, so locks change hands by release,
+// and by expiry only for the holders that overrun it.
 const etcdTTL = 3 * time.Second
 
 // etcdTimeout is each client's (ephpm.server_timeout): an acquisition is
@@ -439,9 +439,9 @@ func etcdLinearizable(t *testing.T, v Verdict, rec *Recorder, o *outages, minGra
 	t.Logf("%d faults; fences of the %d grants after a fault checked against those before it", len(o.strikes), after)
 }
 
-// TestEtcdLeaderStoppedIsLinearizable: the leader SIGSTOPped every 2.5 s
-// for 1 s (twice the election timeout) and until another member is
-// elected; the old one rejoins as a follower when it continues.
+// TestEtcdLeaderStoppedIsLinearizable checks linearizability with the leader
+// SIGSTOPped every 2.5 s for 1 s (twice the election timeout) and until another
+// member is elected; the old one rejoins as a follower when it continues.
 func TestEtcdLeaderStoppedIsLinearizable(t *testing.T) {
 	faultTest(t)
 	c := startEtcd(t)
@@ -456,8 +456,9 @@ func TestEtcdLeaderStoppedIsLinearizable(t *testing.T) {
 	}
 }
 
-// TestEtcdMemberKilledIsLinearizable: kill -9 of the leader, then of a
-// follower, every 2.5 s; each restarts on its data dir 0.5 s later.
+// TestEtcdMemberKilledIsLinearizable checks linearizability under kill -9 of
+// the leader, then of a follower, every 2.5 s; each restarts on its data dir
+// 0.5 s later.
 func TestEtcdMemberKilledIsLinearizable(t *testing.T) {
 	faultTest(t)
 	c := startEtcd(t)
@@ -472,12 +473,12 @@ func TestEtcdMemberKilledIsLinearizable(t *testing.T) {
 	}
 }
 
-// TestEtcdNoQuorumIsLinearizable: two members of three SIGSTOPped for
-// 1.5 s, every 3 s. Meanwhile every call times out (maybe-happened), none
-// is answered. An acquisition that timed out may commit once the members
-// continue, after its client gave up on it: its lock is held until its
-// lease runs out (renewed by the new leader), so six keys, and a run that
-// lasts past such leases.
+// TestEtcdNoQuorumIsLinearizable checks linearizability with two members of
+// three SIGSTOPped for 1.5 s, every 3 s. Meanwhile every call times out
+// (maybe-happened), none is answered. An acquisition that timed out may commit
+// once the members continue, after its client gave up on it: its lock is held
+// until its lease runs out (renewed by the new leader), so six keys, and a run
+// that lasts past such leases.
 func TestEtcdNoQuorumIsLinearizable(t *testing.T) {
 	faultTest(t)
 	c := startEtcd(t)
@@ -508,13 +509,12 @@ func monotonicNow() int64 {
 	return ts.Nano()
 }
 
-// TestEtcdPHPProcessesAreLinearizable: 4 PHP processes through the
-// extension (Ephpm\Lock, ephpm_kv_fence, ephpm_kv_get with
-// ephpm.server=etcd://...) for 9 s, while the leader is SIGSTOPped for
-// 1.5 s, then the leader is kill -9ed and restarted, then two members are
-// stopped for 1.5 s. 5% of the holders overrun their 3 s TTL. An
-// acquisition that threw has no token to give back (worker.php): only its
-// lease ends it.
+// TestEtcdPHPProcessesAreLinearizable checks linearizability of 4 PHP processes
+// through the extension (Ephpm\Lock, ephpm_kv_fence, ephpm_kv_get with
+// ephpm.server=etcd://...) for 9 s, while the leader is SIGSTOPped for 1.5 s,
+// then the leader is kill -9ed and restarted, then two members are stopped for
+// 1.5 s. 5% of the holders overrun their 3 s TTL. An acquisition that threw has
+// no token to give back (worker.php): only its lease ends it.
 func TestEtcdPHPProcessesAreLinearizable(t *testing.T) {
 	faultTest(t)
 	c := startEtcd(t)
@@ -535,9 +535,9 @@ func TestEtcdPHPProcessesAreLinearizable(t *testing.T) {
 	}
 }
 
-// TestEtcdBrokenLocksAreCaught: wrappers of the etcd engine that each get
-// one thing wrong (broken_test.go's), under the same faults: the checker
-// must report them.
+// TestEtcdBrokenLocksAreCaught checks that the checker reports wrappers of the
+// etcd engine that each get one thing wrong (broken_test.go's), under the same
+// faults.
 func TestEtcdBrokenLocksAreCaught(t *testing.T) {
 	faultTest(t)
 	c := startEtcd(t)

@@ -127,10 +127,11 @@ func phpWorkersFor(t *testing.T, run phpRun, url string, n int, ttl, overrun, re
 	return rec, faults
 }
 
-// TestPHPProcessesStoppedServerIsLinearizable: 4 PHP processes through the
-// extension (Ephpm\Lock, ephpm_kv_fence, ephpm_kv_get) on a server that is
-// SIGSTOPped for 300 ms every 800 ms, ephpm.server_timeout 0.1 s; 5% of the
-// holders overrun a 0.2 s TTL, so locks also change hands by expiry.
+// TestPHPProcessesStoppedServerIsLinearizable checks linearizability of 4 PHP
+// processes through the extension (Ephpm\Lock, ephpm_kv_fence, ephpm_kv_get) on
+// a server that is SIGSTOPped for 300 ms every 800 ms, ephpm.server_timeout 0.1
+// s; 5% of the holders overrun a 0.2 s TTL, so locks also change hands by
+// expiry.
 func TestPHPProcessesStoppedServerIsLinearizable(t *testing.T) {
 	faultTest(t)
 	p, url := ephpmServer(t)

@@ -15,7 +15,7 @@ import (
 // Redis 7 (Debian's redis-server) through the same engine (remote speaks
 // its dialect, with the Lua fallbacks), on unix sockets.
 
-// redisModel: one fence counter per server, TTLs in ms.
+// redisModel is the model for Redis: one fence counter per server, TTLs in ms.
 var redisModel = ephpmModel
 
 func redisBinaries(t *testing.T) (server, cli string) {
@@ -63,8 +63,9 @@ func redisCLI(t *testing.T, cli, sock string, args ...string) string {
 	return string(out)
 }
 
-// TestRedisStoppedIsLinearizable: one Redis, SIGSTOPped for 300 ms every
-// 800 ms under lock traffic, as the ephpm-kv server.
+// TestRedisStoppedIsLinearizable checks linearizability with one Redis,
+// SIGSTOPped for 300 ms every 800 ms under lock traffic, as the ephpm-kv
+// server.
 func TestRedisStoppedIsLinearizable(t *testing.T) {
 	faultTest(t)
 	bin, _ := redisBinaries(t)

@@ -122,11 +122,11 @@ func execute(t *testing.T, s Scenario) (*Recorder, []string) {
 	return rec, log
 }
 
-// TestServerStoppedIsLinearizable: SIGSTOP the server for 300 ms every
-// 800 ms under lock traffic; calls time out after 100 ms (maybe-happened),
-// and some run when the server continues. TTLs of 3 s, long against the
-// holds and short enough that a lock a maybe-happened acquisition left
-// behind comes back within the run.
+// TestServerStoppedIsLinearizable checks linearizability with the server
+// SIGSTOPped for 300 ms every 800 ms under lock traffic; calls time out after
+// 100 ms (maybe-happened), and some run when the server continues. TTLs of 3 s,
+// long against the holds and short enough that a lock a maybe-happened
+// acquisition left behind comes back within the run.
 func TestServerStoppedIsLinearizable(t *testing.T) {
 	faultTest(t)
 	p, url := ephpmServer(t)

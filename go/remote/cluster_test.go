@@ -225,7 +225,7 @@ func owner(t *testing.T, socks []string, slot int) int {
 	return -1
 }
 
-// serves: the node at sock serves slot, by its own slot map.
+// serves reports whether the node at sock serves slot, by its own slot map.
 func serves(t *testing.T, sock string, slot int) bool {
 	t.Helper()
 	for _, line := range strings.Split(redisCmd(t, sock, "CLUSTER", "NODES"), "\n") {

@@ -35,7 +35,7 @@ var timeForms = []timeForm{
 	{name: "ephpm.pexpireifeq", unit: time.Millisecond, zeroNone: true, cmd: func(n string) []string { return []string{"EPHPM.PEXPIREIFEQ", "k", "old", n} }},
 }
 
-// timeValues: the edges of each unit's range and of int64, then random
+// timeValues returns the edges of each unit's range and of int64, then random
 // values of every bit length and both signs.
 func timeValues(unit time.Duration, absolute bool) []int64 {
 	maxN := int64(kv.MaxTTL / unit)

@@ -76,8 +76,8 @@ func childLeaseSemaphore(t *testing.T) {
 	say("done peak %d refused %d", peak, refused)
 }
 
-// TestLeaseSemaphoreBoundAcrossProcesses: processes hammer a semaphore of
-// three permits; never more than three are inside at once.
+// TestLeaseSemaphoreBoundAcrossProcesses checks that, while processes hammer a
+// semaphore of three permits, never more than three are inside at once.
 func TestLeaseSemaphoreBoundAcrossProcesses(t *testing.T) {
 	path := testSegPath(t)
 	e := attachPath(t, path)
@@ -127,10 +127,10 @@ func childLeaseHold(t *testing.T) {
 	select {}
 }
 
-// TestLeaseKilledHolderPermitReclaimed: a process SIGKILLed while it holds
-// a permit keeps it until its ttl, no longer; a waiter blocked in
-// WaitRelease wakes at that expiry, though the set's other holder holds
-// for a minute.
+// TestLeaseKilledHolderPermitReclaimed checks that a process SIGKILLed while it
+// holds a permit keeps it until its ttl, no longer; a waiter blocked in
+// WaitRelease wakes at that expiry, though the set's other holder holds for a
+// minute.
 func TestLeaseKilledHolderPermitReclaimed(t *testing.T) {
 	path := testSegPath(t)
 	e := attachPath(t, path)
@@ -197,10 +197,10 @@ func childLeaseMidOp(t *testing.T) {
 	say("finished without pausing")
 }
 
-// TestLeaseKilledMidOperation: a process SIGKILLed inside a lease or
+// TestLeaseKilledMidOperation checks that a process SIGKILLed inside a lease or
 // rate-limit operation (between its stores, holding the stripe lock) stops
-// nobody: the next process repairs the stripe and finds the state from
-// before or after the operation.
+// nobody: the next process repairs the stripe and finds the state from before
+// or after the operation.
 func TestLeaseKilledMidOperation(t *testing.T) {
 	for _, c := range []struct {
 		op     string

@@ -149,7 +149,7 @@ func attachPath(t *testing.T, path string) *Engine {
 	return e
 }
 
-// childExclusion: n rounds of setnx / check / del_if_eq on four shared
+// childExclusion runs n rounds of setnx / check / del_if_eq on four shared
 // keys. "holders:<key>" counts the processes inside each lock: only ever 1.
 func childExclusion(e *Engine, n int) {
 	keys := []string{"lock:a", "lock:b", "lock:c", "lock:d"}
@@ -318,12 +318,11 @@ func childStorm(e *Engine, acked *uint64) {
 	}
 }
 
-// TestKillStorm: processes mutate one segment while one of them is
-// SIGKILLed every ~20 ms and replaced. Meanwhile no operation blocks for a
-// second, no value is torn, no process loses the lock it holds for its
-// life; afterwards Verify is clean and the counter is within the
-// acknowledged increments and those a killed process may have made
-// without acknowledging.
+// TestKillStorm checks that, while processes mutate one segment and one of them
+// is SIGKILLed every ~20 ms and replaced, no operation blocks for a second, no
+// value is torn, no process loses the lock it holds for its life; afterwards
+// Verify is clean and the counter is within the acknowledged increments and
+// those a killed process may have made without acknowledging.
 func TestKillStorm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kill storm")
@@ -424,9 +423,9 @@ func TestKillStorm(t *testing.T) {
 	t.Logf("stats after the storm: %+v", st)
 }
 
-// TestKilledLockHolderStopsNobody: a process killed while it holds a
-// stripe lock (paused inside the critical section by the test hook) does
-// not stop the others for more than 100 ms.
+// TestKilledLockHolderStopsNobody checks that a process killed while it holds a
+// stripe lock (paused inside the critical section by the test hook) does not
+// stop the others for more than 100 ms.
 func TestKilledLockHolderStopsNobody(t *testing.T) {
 	path := segmentPath(t)
 	e := attachPath(t, path)
@@ -464,8 +463,8 @@ func TestKilledLockHolderStopsNobody(t *testing.T) {
 	mustVerify(t, e)
 }
 
-// TestWaitReleaseAcrossProcesses: a release in another process wakes the
-// waiter (shared futex), long before its max.
+// TestWaitReleaseAcrossProcesses checks that a release in another process wakes
+// the waiter (shared futex), long before its max.
 func TestWaitReleaseAcrossProcesses(t *testing.T) {
 	path := segmentPath(t)
 	e := attachPath(t, path)

@@ -83,8 +83,8 @@ func init() {
 	}
 }
 
-// TestMutexExcludesProcesses: 4 processes increment one plain counter in
-// the shared file under the mutex; none is lost.
+// TestMutexExcludesProcesses checks that when 4 processes increment one plain
+// counter in the shared file under the mutex, none is lost.
 func TestMutexExcludesProcesses(t *testing.T) {
 	path := testSegPath(t)
 	mem := mapTestFile(t, path, mutexSegSize)
@@ -108,8 +108,9 @@ func TestMutexExcludesProcesses(t *testing.T) {
 	}
 }
 
-// TestMutexSlowOwnerKeepsLock: a live owner inside for 300 ms is waited
-// for, never taken over, and its unlock wakes the waiter in another process.
+// TestMutexSlowOwnerKeepsLock checks that a live owner inside for 300 ms is
+// waited for, never taken over, and its unlock wakes the waiter in another
+// process.
 func TestMutexSlowOwnerKeepsLock(t *testing.T) {
 	path := testSegPath(t)
 	mem := mapTestFile(t, path, mutexSegSize)
@@ -139,10 +140,10 @@ func TestMutexSlowOwnerKeepsLock(t *testing.T) {
 	t.Logf("waited %v for a 300 ms holder; got it %v after its unlock", got.Sub(t0), time.Duration(got.UnixNano()-unlockedAt))
 }
 
-// TestMutexKilledOwner: a process SIGKILLed inside the lock (paused there
-// by testHookLocked) does not stop two waiting processes: the first gets
-// the lock with ownerDied, the second after it. Reaped: the owner's /proc
-// entry is gone; zombie: nobody reaped it, its pid still shows (state Z).
+// TestMutexKilledOwner checks that a process SIGKILLed inside the lock (paused
+// there by testHookLocked) does not stop two waiting processes: the first gets
+// the lock with ownerDied, the second after it. Reaped: the owner's /proc entry
+// is gone; zombie: nobody reaped it, its pid still shows (state Z).
 func TestMutexKilledOwner(t *testing.T) {
 	for _, reap := range []bool{true, false} {
 		name := "zombie"
@@ -238,10 +239,10 @@ func init() {
 	}
 }
 
-// BenchmarkMutexContended2Procs: ns per lock+unlock in this process while
-// a second process hammers the same word (the php-fpm case: one goroutine
-// per process). Baseline: BenchmarkMutexUncontended, and the same loop
-// with no second process (procs=1).
+// BenchmarkMutexContended2Procs measures ns per lock+unlock in this process
+// while a second process hammers the same word (the php-fpm case: one goroutine
+// per process). Baseline: BenchmarkMutexUncontended, and the same loop with no
+// second process (procs=1).
 func BenchmarkMutexContended2Procs(b *testing.B) {
 	for _, procs := range []int{1, 2} {
 		b.Run(fmt.Sprintf("procs=%d", procs), func(b *testing.B) {

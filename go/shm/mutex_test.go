@@ -54,8 +54,8 @@ func hammer(m *stripeMutex, counter *uint64, g, n int) (died int) {
 	return died
 }
 
-// TestMutexExcludesGoroutines: the race detector checks the counter (Go
-// heap) is only touched under the lock, and no increment is lost.
+// TestMutexExcludesGoroutines checks, with the race detector, that the counter
+// (Go heap) is only touched under the lock, and that no increment is lost.
 func TestMutexExcludesGoroutines(t *testing.T) {
 	var s struct {
 		m stripeMutex
@@ -73,7 +73,7 @@ func TestMutexExcludesGoroutines(t *testing.T) {
 	}
 }
 
-// TestMutexExcludesInSharedMemory: the same with the word and the counter
+// TestMutexExcludesInSharedMemory checks the same with the word and the counter
 // in a MAP_SHARED mapping.
 func TestMutexExcludesInSharedMemory(t *testing.T) {
 	mem := mapAnon(t, 4096)
@@ -180,8 +180,8 @@ func waitState(t testing.TB, pid int, state byte) {
 	t.Fatalf("process %d in state %c, want %c", pid, got, state)
 }
 
-// TestMutexTakesOverReusedPid: a word naming a live pid with another start
-// time is an owner that died and whose pid was reused: taken over.
+// TestMutexTakesOverReusedPid checks that a word naming a live pid with another
+// start time, an owner that died and whose pid was reused, is taken over.
 func TestMutexTakesOverReusedPid(t *testing.T) {
 	for _, pid := range []int{os.Getpid(), os.Getppid()} {
 		st, _, err := readStat(pid)
@@ -222,7 +222,8 @@ func TestMutexTakesOverReusedPid(t *testing.T) {
 	}
 }
 
-// TestMutexTryLock: free -> taken; held by a live owner -> refused, untouched.
+// TestMutexTryLock checks that a free mutex is taken; one held by a live owner
+// is refused and left untouched.
 func TestMutexTryLock(t *testing.T) {
 	var m stripeMutex
 	if ok, died := m.tryLock(); !ok || died {
@@ -247,8 +248,8 @@ func TestMutexTryLock(t *testing.T) {
 	}
 }
 
-// TestMutexHookRunsHeld: testHookLocked runs after lock/tryLock with the
-// lock held.
+// TestMutexHookRunsHeld checks that testHookLocked runs after lock/tryLock with
+// the lock held.
 func TestMutexHookRunsHeld(t *testing.T) {
 	var m stripeMutex
 	calls := 0
@@ -277,8 +278,8 @@ func BenchmarkMutexUncontended(b *testing.B) {
 	}
 }
 
-// BenchmarkMutexContended2: two goroutines on one mutex, ns per lock+unlock
-// pair (both goroutines' pairs counted).
+// BenchmarkMutexContended2 measures ns per lock+unlock pair with two goroutines
+// on one mutex (both goroutines' pairs counted).
 func BenchmarkMutexContended2(b *testing.B) {
 	var s struct {
 		m stripeMutex
@@ -334,7 +335,7 @@ func BenchmarkSyncMutexUncontended(b *testing.B) {
 	}
 }
 
-// TestFutexWake: futexWake wakes a futexWait long before its
+// TestFutexWake checks that futexWake wakes a futexWait long before its
 // timeout; a value that differs returns at once.
 func TestFutexWake(t *testing.T) {
 	mem := mapAnon(t, 4096)
@@ -365,8 +366,8 @@ func TestFutexWake(t *testing.T) {
 	}
 }
 
-// TestMutexUnlockWakesSleeper: with 10 s sleeps, a waiter asleep on a held
-// mutex gets it promptly when it is unlocked: unlock woke it.
+// TestMutexUnlockWakesSleeper checks that, with 10 s sleeps, a waiter asleep on
+// a held mutex gets it promptly when it is unlocked: unlock woke it.
 func TestMutexUnlockWakesSleeper(t *testing.T) {
 	defer func(w time.Duration) { waitSlice = w }(waitSlice)
 	waitSlice = 10 * time.Second

@@ -14,9 +14,9 @@ import (
 	"github.com/ephpm/ephpm-kv/kv"
 )
 
-// TestConcurrentLocksAndCounters: many goroutines over several attaches
-// of one segment take and release a few locks; inside a lock each checks
-// it is alone and counts; counters end exact.
+// TestConcurrentLocksAndCounters checks that many goroutines over several
+// attaches of one segment can take and release a few locks: inside a lock each
+// checks it is alone and counts, and counters end exact.
 func TestConcurrentLocksAndCounters(t *testing.T) {
 	mem, _ := MapAnonymous(4 << 20)
 	defer Unmap(mem)
@@ -75,11 +75,11 @@ func TestConcurrentLocksAndCounters(t *testing.T) {
 	mustVerify(t, engines[0])
 }
 
-// TestConcurrentMixedOnSmallSegment: goroutines write, read, delete and
-// expire values of many sizes on a segment too small for all of them, so
-// that allocation steals, falls back to larger classes, reclaims,
-// coalesces and reports full, concurrently. Values read back are always whole; the
-// segment verifies clean.
+// TestConcurrentMixedOnSmallSegment checks that values read back are always
+// whole, and the segment verifies clean, when goroutines write, read, delete
+// and expire values of many sizes on a segment too small for all of them, so
+// that allocation steals, falls back to larger classes, reclaims, coalesces and
+// reports full, concurrently.
 func TestConcurrentMixedOnSmallSegment(t *testing.T) {
 	e := newTestEngine(t, MinSize, Config{CompressMin: -1})
 	const workers = 8

@@ -2,5 +2,6 @@
 
 package shm
 
-// takeoverBound: see raceon_test.go.
+// takeoverBound is how long a killed stripe owner may stop the others; see
+// raceon_test.go.
 const takeoverBound = 100e6

@@ -174,7 +174,8 @@ func fillOtherStripes(key string) func(e *Engine) {
 	}
 }
 
-// hasRecord: key has a record, expired or not (test only: no lock).
+// hasRecord reports whether key has a record, expired or not (test only: no
+// lock).
 func (e *Engine) hasRecord(key string) bool {
 	b, h := e.locate(key)
 	_, off := e.find(b, h, key, kindUser)

@@ -99,7 +99,7 @@ func stormBlob(key string, seq, n int) []byte {
 	return bytes.Repeat([]byte(h), n/len(h)+1)[:n]
 }
 
-// stormBlobOK: v is a value stormBlob made for key.
+// stormBlobOK reports whether v is a value stormBlob made for key.
 func stormBlobOK(key string, v []byte) bool {
 	i := bytes.IndexByte(v, ';')
 	if i < 0 {
@@ -472,7 +472,8 @@ func init() {
 	}
 }
 
-// fullStormValue: key's value in one of three sizes (three size classes).
+// fullStormValue returns key's value in one of three sizes (three size
+// classes).
 func fullStormValue(key string, size int) []byte {
 	n := []int{8, 150, 900}[size]
 	return bytes.Repeat([]byte(key+";"), n/len(key)+1)[:n]

@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// corruptible: a fresh engine with some records and some free blocks, and
-// the offset of key "victim"'s record.
+// corruptible returns a fresh engine with some records and some free blocks,
+// and the offset of key "victim"'s record.
 func corruptible(t *testing.T) (*Engine, uint64) {
 	mem, _ := MapAnonymous(1 << 20)
 	t.Cleanup(func() { Unmap(mem) })

@@ -9,8 +9,8 @@ import (
 	"github.com/ephpm/ephpm-kv/kv"
 )
 
-// checkAccounts: used is the sum of the entries' (and fence records')
-// bytes, evictable that of the evictable entries, and the queue holds
+// checkAccounts checks that used is the sum of the entries' (and fence
+// records') bytes, evictable that of the evictable entries, and the queue holds
 // exactly the evictable entries of the map, each once, linked both ways.
 func checkAccounts(t *testing.T, s *Store) {
 	t.Helper()
