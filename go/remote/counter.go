@@ -18,13 +18,7 @@ func (e *Engine) Incr(key string, by int64, ttl time.Duration) (int64, error) {
 	}
 	var n int64
 	err = e.do(func(c *client) {
-		if c.dialect.redis() {
-			c.evalsha(scriptIncr, 1, 2)
-		} else {
-			c.command(4)
-			c.arg("EPHPM.INCRBY")
-		}
-		c.arg(key)
+		c.keyCommand(scriptIncr, "EPHPM.INCRBY", key, 2)
 		c.argInt(by)
 		c.argInt(px)
 	}, func(_ int, r *reply, _ *client) (err error) {

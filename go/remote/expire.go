@@ -43,13 +43,7 @@ func (e *Engine) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, 
 		// IFEQ: a SET is refused over maxmemory (denyoom), PEXPIRE is
 		// not, and a holder that cannot renew at a full server loses
 		// its lock.
-		if c.dialect.redis() {
-			c.evalsha(scriptExpireIfEq, 1, 2)
-		} else {
-			c.command(4)
-			c.arg("EPHPM.PEXPIREIFEQ")
-		}
-		c.arg(key)
+		c.keyCommand(scriptExpireIfEq, "EPHPM.PEXPIREIFEQ", key, 2)
 		c.argBytes(token)
 		c.argInt(px)
 	}, func(_ int, r *reply, _ *client) error {

@@ -62,14 +62,7 @@ func (e *Engine) LeaseRelease(key string, token []byte) (bool, error) {
 		return false, err
 	}
 	return e.boolCmd(func(c *client) {
-		if c.dialect.redis() {
-			c.evalsha(scriptLeaseRelease, 1, 1)
-			c.arg(key)
-		} else {
-			c.command(3)
-			c.arg("EPHPM.LEASERELEASE")
-			c.arg(key)
-		}
+		c.keyCommand(scriptLeaseRelease, "EPHPM.LEASERELEASE", key, 1)
 		c.argBytes(token)
 	})
 }
@@ -81,14 +74,7 @@ func (e *Engine) LeaseRenew(key string, token []byte, ttl time.Duration) (bool, 
 		return false, err
 	}
 	return e.boolCmd(func(c *client) {
-		if c.dialect.redis() {
-			c.evalsha(scriptLeaseRenew, 1, 2)
-			c.arg(key)
-		} else {
-			c.command(4)
-			c.arg("EPHPM.LEASERENEW")
-			c.arg(key)
-		}
+		c.keyCommand(scriptLeaseRenew, "EPHPM.LEASERENEW", key, 2)
 		c.argBytes(token)
 		c.argInt(px)
 	})
@@ -99,14 +85,7 @@ func (e *Engine) LeaseCount(key string) (int64, error) {
 	if err := kv.CheckKey(key); err != nil {
 		return 0, err
 	}
-	return e.intCmd(func(c *client) {
-		if c.dialect.redis() {
-			c.evalsha(scriptLeaseCount, 1, 0)
-			c.arg(key)
-			return
-		}
-		keyCmd("EPHPM.LEASECOUNT", key)(c)
-	})
+	return e.intCmd(func(c *client) { c.keyCommand(scriptLeaseCount, "EPHPM.LEASECOUNT", key, 0) })
 }
 
 // LeaseTTL implements kv.Leases: a read, in microseconds on the wire.
@@ -115,14 +94,7 @@ func (e *Engine) LeaseTTL(key string, token []byte) (time.Duration, error) {
 		return 0, err
 	}
 	n, err := e.intCmd(func(c *client) {
-		if c.dialect.redis() {
-			c.evalsha(scriptLeaseTTL, 1, 1)
-			c.arg(key)
-		} else {
-			c.command(3)
-			c.arg("EPHPM.LEASETTL")
-			c.arg(key)
-		}
+		c.keyCommand(scriptLeaseTTL, "EPHPM.LEASETTL", key, 1)
 		c.argBytes(token)
 	})
 	if err != nil {
@@ -149,14 +121,7 @@ func (e *Engine) RateLimit(key string, limit int64, window time.Duration) (bool,
 	}
 	var res [3]int64
 	err = e.do(func(c *client) {
-		if c.dialect.redis() {
-			c.evalsha(scriptRateLimit, 1, 2)
-			c.arg(key)
-		} else {
-			c.command(4)
-			c.arg("EPHPM.RATELIMIT")
-			c.arg(key)
-		}
+		c.keyCommand(scriptRateLimit, "EPHPM.RATELIMIT", key, 2)
 		c.argInt(limit)
 		c.argInt(wms)
 	}, func(_ int, r *reply, c *client) error {

@@ -57,6 +57,19 @@ func (c *client) evalsha(s *script, keys, args int) {
 	c.argBytes(strconv.AppendInt(nil, int64(keys), 10))
 }
 
+// keyCommand starts a command on key with args more arguments, which the
+// caller appends next: script s on a Valkey or Redis, the ephpm-kv server's
+// own command name otherwise (the two take the same arguments).
+func (c *client) keyCommand(s *script, name, key string, args int) {
+	if c.dialect.redis() {
+		c.evalsha(s, 1, args)
+	} else {
+		c.command(2 + args)
+		c.arg(name)
+	}
+	c.arg(key)
+}
+
 // Redis has PEXPIRE for a positive TTL and PERSIST for none; ttl() picks.
 const luaTTL = `
 local function ttl(key, ms)
