@@ -58,11 +58,11 @@ for f in composer.json php/composer.json; do
 done
 echo "test-package: composer validate: composer.json and php/composer.json are valid (php-ext unknown to composer $(composer --version 2>/dev/null | awk '{print $3}'))"
 
-# php/composer.json's conflicts: the bridge's classes have no return types, so
-# the typed interfaces of Symfony Lock and Cache 6 and psr/simple-cache 3 would
-# be a fatal error at class load; composer must refuse them, and accept the
-# versions the suites run on. Offline: the bridge as a path repository and each
-# framework package as an inline definition.
+# php/composer.json's constraints: the versions the bridge suites run on
+# (Symfony 5.4 and 6.4, Laravel 8 and 10, psr/simple-cache 1 and 3; 2 was
+# read) install beside it, the majors nobody tested are refused. Offline: the
+# bridge as a path repository and each framework package as an inline
+# definition.
 resolves() { # package version -> 0 when composer would install the bridge beside it
   mkdir -p "$tmp/resolve" && cat >"$tmp/resolve/composer.json" <<EOF
 {"repositories": [{"packagist.org": false}, {"type": "path", "url": "$root/php", "options": {"symlink": false}},
@@ -71,13 +71,13 @@ resolves() { # package version -> 0 when composer would install the bridge besid
 EOF
   COMPOSER_HOME="$tmp/composer-home" composer update -d "$tmp/resolve" --dry-run --no-interaction --ignore-platform-reqs >"$tmp/resolve.log" 2>&1
 }
-for bad in symfony/lock:6.0.0 symfony/cache:6.0.0 psr/simple-cache:3.0.0; do
-  ! resolves "${bad%%:*}" "${bad#*:}" || { echo "test-package: composer installs the bridge beside ${bad/:/ } (a fatal error at class load)"; exit 1; }
+for bad in symfony/lock:6.0.0 symfony/lock:7.0.0 symfony/cache:6.3.0 symfony/cache:7.0.0 laravel/framework:9.52.0 laravel/framework:11.0.0 psr/simple-cache:4.0.0; do
+  ! resolves "${bad%%:*}" "${bad#*:}" || { echo "test-package: composer installs the bridge beside ${bad/:/ } (a version it was not tested on)"; exit 1; }
 done
-for good in symfony/lock:5.4.53 symfony/cache:5.4.53 psr/simple-cache:1.0.1 laravel/framework:8.83.26; do
+for good in symfony/lock:5.4.53 symfony/lock:6.4.30 symfony/cache:5.4.53 symfony/cache:6.4.30 psr/simple-cache:1.0.1 psr/simple-cache:2.0.0 psr/simple-cache:3.0.0 laravel/framework:8.83.26 laravel/framework:10.48.29; do
   resolves "${good%%:*}" "${good#*:}" || { cat "$tmp/resolve.log"; echo "test-package: composer refuses the bridge beside ${good/:/ }"; exit 1; }
 done
-echo "test-package: composer refuses the bridge beside Symfony Lock/Cache 6 and psr/simple-cache 3, accepts the 5.4/1.0/8.83 it is tested on"
+echo "test-package: composer accepts the bridge beside Symfony 5.4/6.4, Laravel 8/10 and psr/simple-cache 1-3, refuses the majors not tested"
 
 # The IDE stubs (php/stubs/ephpm.stub.php) are what build/gen-ide-stub.php
 # makes of ext/ephpm.stub.php, and declare, loaded by a PHP without the

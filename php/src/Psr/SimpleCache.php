@@ -8,7 +8,7 @@ use Ephpm\KvException;
 use Psr\SimpleCache\CacheInterface;
 
 /**
- * PSR-16 (psr/simple-cache 1.0) on ephpm-kv.
+ * PSR-16 (psr/simple-cache 1.0 to 3.0) on ephpm-kv.
  *
  * Keys: every key is stored as "psr16:<namespace>:<generation>:<key>", so this
  * cache never meets another adapter's keys or raw ephpm_kv_* use, and two
@@ -78,7 +78,7 @@ final class SimpleCache implements CacheInterface
         $this->base = self::PREFIX . $namespace . ':';
     }
 
-    public function get($key, $default = null)
+    public function get($key, mixed $default = null): mixed
     {
         self::checkKey($key);
         $raw = $this->call(static fn (string $k) => ephpm_kv_get($k), $this->prefix() . $key);
@@ -86,7 +86,7 @@ final class SimpleCache implements CacheInterface
         return $raw === null ? $default : self::decode($raw, $default);
     }
 
-    public function set($key, $value, $ttl = null)
+    public function set($key, mixed $value, $ttl = null): bool
     {
         self::checkKey($key);
         $seconds = $this->seconds($ttl);
@@ -94,7 +94,7 @@ final class SimpleCache implements CacheInterface
         return $this->store($this->prefix() . $key, $value, $seconds);
     }
 
-    public function delete($key)
+    public function delete($key): bool
     {
         self::checkKey($key);
         $this->call(static fn (string $k) => ephpm_kv_del($k), $this->prefix() . $key);
@@ -102,7 +102,7 @@ final class SimpleCache implements CacheInterface
         return true;
     }
 
-    public function clear()
+    public function clear(): bool
     {
         $gen = $this->call(static fn (string $k) => ephpm_kv_incr($k), $this->base . 'gen');
         if ($gen < self::GEN_FLOOR) {
@@ -113,7 +113,7 @@ final class SimpleCache implements CacheInterface
         return true;
     }
 
-    public function getMultiple($keys, $default = null)
+    public function getMultiple($keys, mixed $default = null): iterable
     {
         $keys = self::keys($keys);
         $prefix = $this->prefix();
@@ -130,7 +130,7 @@ final class SimpleCache implements CacheInterface
         return $out;
     }
 
-    public function setMultiple($values, $ttl = null)
+    public function setMultiple($values, $ttl = null): bool
     {
         if (!is_iterable($values)) {
             throw new InvalidArgumentException(sprintf('setMultiple() needs an array or Traversable, got %s', get_debug_type($values)));
@@ -153,7 +153,7 @@ final class SimpleCache implements CacheInterface
         return $ok;
     }
 
-    public function deleteMultiple($keys)
+    public function deleteMultiple($keys): bool
     {
         $keys = self::keys($keys);
         $prefix = $this->prefix();
@@ -164,7 +164,7 @@ final class SimpleCache implements CacheInterface
         return true;
     }
 
-    public function has($key)
+    public function has($key): bool
     {
         self::checkKey($key);
 

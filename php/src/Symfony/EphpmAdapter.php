@@ -113,14 +113,14 @@ class EphpmAdapter extends AbstractAdapter
      *
      * @internal
      */
-    protected function getId($key)
+    protected function getId($key): string
     {
         CacheItem::validateKey($key);
 
         return parent::getId($key);
     }
 
-    protected function doFetch(array $ids)
+    protected function doFetch(array $ids): iterable
     {
         $prefix = $this->prefix();
         $names = [];
@@ -146,12 +146,12 @@ class EphpmAdapter extends AbstractAdapter
         }
     }
 
-    protected function doHave(string $id)
+    protected function doHave(string $id): bool
     {
         return ephpm_kv_exists($this->prefix() . $id);
     }
 
-    protected function doClear(string $namespace)
+    protected function doClear(string $namespace): bool
     {
         // $namespace is Symfony's prefix argument: all we can drop is the whole namespace.
         if (ephpm_kv_incr($this->base . 'gen') < self::GEN_FLOOR) {
@@ -162,7 +162,7 @@ class EphpmAdapter extends AbstractAdapter
         return true;
     }
 
-    protected function doDelete(array $ids)
+    protected function doDelete(array $ids): bool
     {
         $prefix = $this->prefix();
         foreach ($ids as $id) {
@@ -172,7 +172,7 @@ class EphpmAdapter extends AbstractAdapter
         return true;
     }
 
-    protected function doSave(array $values, int $lifetime)
+    protected function doSave(array $values, int $lifetime): array|bool
     {
         if (!$values = $this->marshaller->marshall($values, $failed)) {
             return $failed;

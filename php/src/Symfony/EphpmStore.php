@@ -89,7 +89,7 @@ class EphpmStore implements BlockingStoreInterface, BlockingSharedLockStoreInter
         $this->prefix = $prefix;
     }
 
-    public function save(Key $key)
+    public function save(Key $key): void
     {
         $token = $this->getUniqueToken($key);
         $name = $this->name($key);
@@ -116,7 +116,7 @@ class EphpmStore implements BlockingStoreInterface, BlockingSharedLockStoreInter
         $this->checkNotExpired($key);
     }
 
-    public function saveRead(Key $key)
+    public function saveRead(Key $key): void
     {
         $token = $this->getUniqueToken($key);
         $name = $this->name($key);
@@ -134,17 +134,17 @@ class EphpmStore implements BlockingStoreInterface, BlockingSharedLockStoreInter
         $this->checkNotExpired($key);
     }
 
-    public function waitAndSave(Key $key)
+    public function waitAndSave(Key $key): void
     {
         $this->retry($key, fn () => $this->save($key));
     }
 
-    public function waitAndSaveRead(Key $key)
+    public function waitAndSaveRead(Key $key): void
     {
         $this->retry($key, fn () => $this->saveRead($key));
     }
 
-    public function putOffExpiration(Key $key, float $ttl)
+    public function putOffExpiration(Key $key, float $ttl): void
     {
         if (!($ttl > 0) || $ttl > self::MAX_TTL) {
             throw new InvalidTtlException(sprintf('"%s()" expects a TTL above 0 and at most %d seconds. Got %s.', __METHOD__, self::MAX_TTL, $ttl));
@@ -169,7 +169,7 @@ class EphpmStore implements BlockingStoreInterface, BlockingSharedLockStoreInter
         $this->checkNotExpired($key);
     }
 
-    public function delete(Key $key)
+    public function delete(Key $key): void
     {
         $token = $this->getUniqueToken($key);
         $name = $this->name($key);
@@ -183,7 +183,7 @@ class EphpmStore implements BlockingStoreInterface, BlockingSharedLockStoreInter
         $this->call(LockReleasingException::class, $key, fn () => $this->unlessWrongType(fn () => ephpm_kv_del_if_eq($name, $token)));
     }
 
-    public function exists(Key $key)
+    public function exists(Key $key): bool
     {
         if ($key->hasState(self::READER)) {
             $reader = $key->getState(self::READER);
