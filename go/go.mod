@@ -12,7 +12,7 @@ require (
 	// client's resend after a network error per command (a resent SET NX
 	// would read its own first attempt as "held"), and it was already in
 	// the module cache; rueidis was not measured. It adds ~4 MB to
-	// libephpm_kv.so (README, Outgrowing one host).
+	// libephpm_kv.so (docs/backends.md).
 	github.com/redis/go-redis/v9 v9.23.0
 	go.etcd.io/etcd/api/v3 v3.5.35
 	// v3.5: Debian 12's etcd-server is 3.4.23; the 3.5 client line is the one etcd supports against 3.4 servers (one minor ahead), and the one the tests run on (go/etcdkv/README.md).

@@ -8,7 +8,7 @@ ephpm.compress_min=0
 <?php
 require_once __DIR__ . '/mode.inc';
 ephpm_kv_flush(); // from an empty store: the server run shares one store between tests
-// A Redis and etcd hold evictable writes (README: engines).
+// A Redis and etcd hold evictable writes (docs/engines.md).
 $evicts = !in_array(getenv('EPHPM_TEST_RUN'), ['redis', 'redis-cluster', 'etcd'], true);
 $cache = fn() => ephpm_kv_stats()['bytes_evictable'];
 

@@ -1,5 +1,5 @@
 --TEST--
-ephpm_kv_rate_limit is exact at a window's edge: 2 processes hammering across it never get more than $limit admitted within one window, where the README's fixed-window recipe (ephpm_kv_incr with the window as TTL) admits about twice as many
+ephpm_kv_rate_limit is exact at a window's edge: 2 processes hammering across it never get more than $limit admitted within one window, where the fixed-window recipe of docs/locks.md (ephpm_kv_incr with the window as TTL) admits about twice as many
 --SKIPIF--
 <?php require __DIR__ . '/skipif.inc';
 ephpm_skip_in_modes(['map'], 'the in-process map is not shared between processes');

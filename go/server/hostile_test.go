@@ -9,7 +9,7 @@ package server
 // keeps getting answers (none waits a second; latency is logged, not
 // asserted).
 //
-// The bound (README, "Limits"): RSS <= base + 2 x (stored data + clients x
+// The bound (docs/server.md, "Limits"): RSS <= base + 2 x (stored data + clients x
 // per-connection bound), where base is the idle server, the factor 2 is
 // Go's garbage collector (GOGC=100 lets the heap reach twice what is live)
 // and a connection holds at most: its read buffer (the command limit, up to

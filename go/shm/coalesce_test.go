@@ -70,7 +70,7 @@ func randomBytes(n int) []byte {
 	return b
 }
 
-// The README's fixed-window recipe: a burst of counters, one per client,
+// The fixed-window recipe (docs/locks.md, Rate limiting): a burst of counters, one per client,
 // fills the segment and expires. The memory they held must then serve
 // records of any size: a lock, a session, a 1.2 KB value.
 func TestCounterBurstLeavesRoomForLargerRecords(t *testing.T) {
