@@ -17,7 +17,7 @@ ABI_TEST  := $(BUILD)/out/abi_stress
 SIGURG_TEST := $(BUILD)/out/abi_sigurg
 include go-lib.mk # GO_LIB_FLAGS, shared with Makefile.frag (the phpize build)
 
-.PHONY: all deps demo check test test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-stubs test-package test-packaging test-valgrind bench bench-sessions bench-idle stubs clean
+.PHONY: all deps demo check install deb test test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-stubs test-package test-packaging test-valgrind bench bench-sessions bench-idle stubs clean
 
 all: deps $(LIB) $(EXT) $(SERVER)
 
@@ -47,6 +47,27 @@ demo: all
 	examples/backends_demo.sh
 
 test: all test-stubs test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-bridges test-package test-packaging test-valgrind
+
+# Into this PHP (php-config): both libraries in its extension directory,
+# and on Debian an ini in mods-available enabled with phpenmod (elsewhere:
+# add extension=ephpm.so to php.ini yourself). DESTDIR stages it.
+EXT_DIR = $(shell php-config --extension-dir)
+PHP_VER = $(shell php-config --version | cut -d. -f1,2)
+install: all
+	install -d $(DESTDIR)$(EXT_DIR)
+	install -m 0644 $(EXT) $(LIB) $(DESTDIR)$(EXT_DIR)/
+	@if [ -d /etc/php/$(PHP_VER)/mods-available ]; then \
+		install -d $(DESTDIR)/etc/php/$(PHP_VER)/mods-available; \
+		printf '; priority=20\nextension=ephpm.so\n' >$(DESTDIR)/etc/php/$(PHP_VER)/mods-available/ephpm.ini; \
+		if [ -z "$(DESTDIR)" ] && command -v phpenmod >/dev/null; then phpenmod -v $(PHP_VER) ephpm && echo "enabled with phpenmod -v $(PHP_VER) ephpm"; fi; \
+	else echo "add extension=ephpm.so to php.ini"; fi
+
+# Debian packages into build/out/deb: php<version>-ephpm for this PHP, and
+# the ephpm-kv server (build/deb.sh).
+deb: all
+	@build/deps.sh packaging
+	build/deb.sh php $(PHP_VER) $(EXT) $(EXT_DIR) $(BUILD)/out/deb
+	build/deb.sh server $(BUILD)/out/deb
 
 # The edit-test loop, in under 2 minutes: formatting, vet, the stub, the
 # short Go tests of kv, store and shm, and the phpt suite on the shared
@@ -183,6 +204,7 @@ test-packaging: all
 	@build/deps.sh packaging
 	packaging/tests/systemd.sh
 	packaging/tests/examples.sh
+	packaging/tests/deb.sh 8.2 $(EXT) $(BUILD)/out/deb-test
 
 # Memcheck follows the PHP processes a test starts (run-tests.php passes
 # --trace-children=yes) but not the other programs: a server, a Redis, the

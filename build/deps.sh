@@ -15,8 +15,8 @@ for extra in "$@"; do
     # the framework bridges' PHPUnit suites (php/tests/), on Debian's framework packages
     bridges) need+=(phpunit php-symfony-lock php-symfony-cache php-laravel-framework wordpress php-psr-simple-cache) ;;
     # composer validate; systemd-analyze, systemd-sysusers and setpriv for the
-    # unit's test; php-fpm -t for the pool snippets
-    packaging) need+=(composer git systemd util-linux php8.2-fpm) ;;
+    # unit's test; php-fpm -t for the pool snippets; lintian and man for the .debs
+    packaging) need+=(composer git systemd util-linux php8.2-fpm lintian man-db) ;;
     # the etcd backend's tests: a 3-member cluster on loopback (build/etcd-cluster.sh)
     etcd) need+=(etcd-server etcd-client) ;;
     *) echo "deps.sh: unknown extra '$extra'" >&2; exit 2 ;;
