@@ -17,7 +17,7 @@ ABI_TEST  := $(BUILD)/out/abi_stress
 SIGURG_TEST := $(BUILD)/out/abi_sigurg
 include go-lib.mk # GO_LIB_FLAGS, shared with Makefile.frag (the phpize build)
 
-.PHONY: all deps demo check install deb test test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-stubs test-package test-packaging test-valgrind bench bench-sessions bench-idle stubs clean
+.PHONY: all deps demo check install deb test test-php84 test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-stubs test-package test-packaging test-php84 test-valgrind bench bench-sessions bench-idle stubs clean
 
 all: deps $(LIB) $(EXT) $(SERVER)
 
@@ -46,7 +46,7 @@ demo: all
 	@echo
 	examples/backends_demo.sh
 
-test: all test-stubs test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-bridges test-package test-packaging test-valgrind
+test: all test-stubs test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-bridges test-package test-packaging test-php84 test-valgrind
 
 # Into this PHP (php-config): both libraries in its extension directory,
 # and on Debian an ini in mods-available enabled with phpenmod (elsewhere:
@@ -205,6 +205,25 @@ test-packaging: all
 	packaging/tests/systemd.sh
 	packaging/tests/examples.sh
 	packaging/tests/deb.sh 8.2 $(EXT) $(BUILD)/out/deb-test
+
+# The PHP 8.4 lane, in a Debian 13 chroot that build/trixie.sh makes (and
+# reuses) under build/out/trixie: the extension built there as PIE does, on
+# the host's Go library; the phpt suite on the engines whose PHP side
+# differs (shm, map, and server mode, which Redis, the Cluster and etcd share:
+# those backends are Go code the 8.2 lane already runs); the php-fpm proof;
+# the bridges' suites on trixie's Symfony 6.4, Laravel 10, PHPUnit 11,
+# psr/simple-cache 3 and WordPress, on a named segment (their other modes
+# run the same Go engines as in the 8.2 lane); php8.4-ephpm installed there.
+PHP84_PHPT_MODES ?= shm map server
+test-php84: all
+	build/trixie.sh build
+	@fail=; for mode in $(PHP84_PHPT_MODES); do build/trixie.sh run build/phpt.sh $$mode phpt84-$$mode.log || fail="$$fail phpt-$$mode"; done; \
+	build/trixie.sh run php-tests/fpm/run.sh shm || fail="$$fail fpm"; \
+	for suite in "php/tests/bootstrap.php php/tests/Symfony" "php/tests/Laravel/bootstrap.php php/tests/Laravel" \
+		"php/tests/Psr/bootstrap.php php/tests/Psr" "php/tests/WordPress/bootstrap.php php/tests/WordPress"; do \
+		build/trixie.sh run build/phpunit-modes.sh $$suite shm-named || fail="$$fail $${suite##*/}"; done; \
+	packaging/tests/deb.sh 8.4 $(BUILD)/out/php84/ephpm.so $(BUILD)/out/deb84-test || fail="$$fail deb"; \
+	[ -z "$$fail" ] || { echo "PHP 8.4 lane failed:$$fail"; exit 1; }
 
 # Memcheck follows the PHP processes a test starts (run-tests.php passes
 # --trace-children=yes) but not the other programs: a server, a Redis, the

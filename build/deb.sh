@@ -94,8 +94,9 @@ EOF
   cat >"$dir/DEBIAN/postrm" <<EOF
 #!/bin/sh
 set -e
-if [ "\$1" = "purge" ] && command -v phpdismod >/dev/null; then
-    phpdismod -p -v $phpv -s ALL ephpm 2>/dev/null || true
+if [ "\$1" = "purge" ] && [ -e /usr/lib/php/php-maintscript-helper ]; then
+    . /usr/lib/php/php-maintscript-helper
+    php_invoke dismod $phpv ALL ephpm
 fi
 EOF
   chmod 0755 "$dir/DEBIAN/postinst" "$dir/DEBIAN/prerm" "$dir/DEBIAN/postrm"

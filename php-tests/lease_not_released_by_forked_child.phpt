@@ -15,7 +15,7 @@ echo ephpm_child($server, <<<'PHP'
         $pid = pcntl_fork();
         if ($pid === 0) {
             if ($how === 'fatal') {
-                trigger_error('child dies', E_USER_ERROR);
+                error_reporting(E_ALL & ~E_DEPRECATED); trigger_error('child dies', E_USER_ERROR); // deprecated in 8.4, still fatal
             }
             if ($how === 'use') {
                 foreach ([fn() => $w->isAcquired(), fn() => $s->refresh(), fn() => $s->release()] as $call) {

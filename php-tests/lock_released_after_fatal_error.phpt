@@ -11,7 +11,7 @@ $server = 'unix://' . ephpm_test_server();
 // Lock::run(), and one the script had already lost to someone else.
 $fatals = [
     'memory_limit' => "str_repeat('x', 64 << 20);",
-    'E_USER_ERROR' => "trigger_error('giving up', E_USER_ERROR);",
+    'E_USER_ERROR' => "error_reporting(E_ALL & ~E_DEPRECATED); trigger_error('giving up', E_USER_ERROR);",
 ];
 foreach ($fatals as $how => $fatal) {
     echo "== $how\n", ephpm_child($server, <<<PHP

@@ -7,7 +7,7 @@ if (!is_executable(__DIR__ . '/../build/ephpm-kv')) die('skip build/ephpm-kv not
 <?php
 require __DIR__ . '/server.inc';
 $server = 'unix://' . ephpm_test_server();
-$ini = ['session.save_handler' => 'ephpm', 'session.use_cookies' => 0, 'session.use_only_cookies' => 0,
+$ini = ['session.save_handler' => 'ephpm', 'session.use_cookies' => 0,
     'session.cache_limiter' => '', 'session.use_strict_mode' => 0, 'ephpm.session_lock_ttl' => 0.2];
 $id = 'srv' . str_repeat('a', 29);
 $open = "session_id('$id'); session_start();";

@@ -5,7 +5,6 @@ session_destroy deletes the data and releases the lock
 --INI--
 session.save_handler=ephpm
 session.use_cookies=0
-session.use_only_cookies=0
 session.cache_limiter=
 session.use_strict_mode=0
 --FILE--

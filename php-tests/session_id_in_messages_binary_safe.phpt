@@ -5,7 +5,6 @@ A session id in a warning is shown whole, its NUL and control bytes escaped (\x0
 --INI--
 session.save_handler=ephpm
 session.use_cookies=0
-session.use_only_cookies=0
 session.cache_limiter=
 session.use_strict_mode=0
 ephpm.session_lock_wait=0.1

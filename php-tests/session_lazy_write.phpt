@@ -5,7 +5,6 @@ session.lazy_write: unchanged data is not rewritten but its TTL is renewed (upda
 --INI--
 session.save_handler=ephpm
 session.use_cookies=0
-session.use_only_cookies=0
 session.cache_limiter=
 session.use_strict_mode=0
 session.lazy_write=1

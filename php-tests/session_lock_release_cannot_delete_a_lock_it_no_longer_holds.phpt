@@ -5,7 +5,6 @@ A request whose session lock was replaced under it neither writes nor releases t
 --INI--
 session.save_handler=ephpm
 session.use_cookies=0
-session.use_only_cookies=0
 session.cache_limiter=
 session.use_strict_mode=0
 --FILE--

@@ -5,7 +5,6 @@ The session lock value is a random 32-char hex token, not a constant
 --INI--
 session.save_handler=ephpm
 session.use_cookies=0
-session.use_only_cookies=0
 session.cache_limiter=
 session.use_strict_mode=0
 --FILE--

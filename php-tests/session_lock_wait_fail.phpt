@@ -5,7 +5,6 @@ With ephpm.session_lock_timeout=fail a held lock makes session_start fail after 
 --INI--
 session.save_handler=ephpm
 session.use_cookies=0
-session.use_only_cookies=0
 session.cache_limiter=
 session.use_strict_mode=0
 ephpm.session_lock_wait=0.1

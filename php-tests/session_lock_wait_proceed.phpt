@@ -5,7 +5,6 @@ A held session lock makes session_start wait ephpm.session_lock_wait, then proce
 --INI--
 session.save_handler=ephpm
 session.use_cookies=0
-session.use_only_cookies=0
 session.cache_limiter=
 session.use_strict_mode=0
 ephpm.session_lock_wait=0.2

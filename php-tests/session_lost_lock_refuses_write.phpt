@@ -5,7 +5,6 @@ A request that outlives its session lock does not write, even if nobody took the
 --INI--
 session.save_handler=ephpm
 session.use_cookies=0
-session.use_only_cookies=0
 session.cache_limiter=
 session.use_strict_mode=0
 ephpm.session_lock_ttl=0.1

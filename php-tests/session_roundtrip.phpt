@@ -5,7 +5,6 @@ session.save_handler=ephpm stores data at session:<sid> and reads it back
 --INI--
 session.save_handler=ephpm
 session.use_cookies=0
-session.use_only_cookies=0
 session.cache_limiter=
 session.use_strict_mode=0
 --FILE--

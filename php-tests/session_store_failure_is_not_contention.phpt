@@ -5,7 +5,6 @@ An unusable store makes session_start throw at once instead of spinning for the 
 --INI--
 session.save_handler=ephpm
 session.use_cookies=0
-session.use_only_cookies=0
 session.cache_limiter=
 session.use_strict_mode=0
 ephpm.library=/nonexistent/libephpm_kv.so

@@ -5,7 +5,6 @@ session.use_strict_mode: an unknown session ID is replaced (validate_sid)
 --INI--
 session.save_handler=ephpm
 session.use_cookies=0
-session.use_only_cookies=0
 session.cache_limiter=
 session.use_strict_mode=0
 session.use_strict_mode=1

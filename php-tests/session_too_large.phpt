@@ -5,7 +5,6 @@ Session data too large to store: session_write_close() throws Ephpm\KvException 
 --INI--
 session.save_handler=ephpm
 session.use_cookies=0
-session.use_only_cookies=0
 session.cache_limiter=
 session.use_strict_mode=0
 --FILE--

@@ -5,7 +5,6 @@ Session data expires after session.gc_maxlifetime
 --INI--
 session.save_handler=ephpm
 session.use_cookies=0
-session.use_only_cookies=0
 session.cache_limiter=
 session.use_strict_mode=0
 session.gc_maxlifetime=1

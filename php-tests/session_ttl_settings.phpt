@@ -5,7 +5,6 @@ Session TTLs from ini: gc_maxlifetime past 100 years is capped with a warning, l
 --INI--
 session.save_handler=ephpm
 session.use_cookies=0
-session.use_only_cookies=0
 session.cache_limiter=
 session.use_strict_mode=0
 session.gc_maxlifetime=18446744074

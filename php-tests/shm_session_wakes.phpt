@@ -9,7 +9,6 @@ ephpm.server=
 ephpm.shm_size=16M
 session.save_handler=ephpm
 session.use_cookies=0
-session.use_only_cookies=0
 session.cache_limiter=
 session.use_strict_mode=0
 ephpm.session_lock_wait=5

@@ -4,54 +4,80 @@
 # enables the extension for the CLI and php-fpm with no other step, a script
 # does a lock round trip with no ephpm setting, and a purge leaves no trace.
 # The server's package makes its user and ships its unit and man page.
-# Usage: packaging/tests/deb.sh PHP_VERSION EPHPM_SO OUTDIR   (run as root, on the
-# Debian release whose PHP_VERSION it is: the host's, or in build/trixie.sh's
-# chroot)
+# Usage (as root):
+#   packaging/tests/deb.sh 8.2 build/ephpm.so OUTDIR             the host's PHP, and the server package
+#   packaging/tests/deb.sh 8.4 build/out/php84/ephpm.so OUTDIR   built and linted here, installed in
+#                                                                build/trixie.sh's chroot (Debian 13)
+#   packaging/tests/deb.sh --install PHP_VERSION DEB             (the install check alone; what the chroot runs)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-phpv=$1 so=$2 out=$3
-fail() { echo "deb test ($phpv): $*" >&2; exit 1; }
-say() { echo "deb test ($phpv): $*"; }
-php=php$phpv fpm=php-fpm$phpv
-
-pkgs=()
-cleanup() { ((${#pkgs[@]} == 0)) || DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq "${pkgs[@]}" >/dev/null 2>&1 || true; }
-trap cleanup EXIT
-
 export DEBIAN_FRONTEND=noninteractive
-dpkg-query -W -f='${Status}' lintian 2>/dev/null | grep -q "install ok installed" ||
-  { apt-get update -qq && apt-get install -y -qq --no-install-recommends lintian >/dev/null; }
+pkgs=() # installed by this test: purged on any exit
+trap '((${#pkgs[@]} == 0)) || apt-get purge -y -qq "${pkgs[@]}" >/dev/null 2>&1 || true' EXIT
 
+# install_check PHPV DEB [SERVER_DEB]: install, check, purge.
+install_check() {
+  local phpv=$1 deb=$2 srv=${3:-}
+  local php=php$phpv fpm=php-fpm$phpv
+  # grep reads all of -m: with -q it could leave php writing into a closed
+  # pipe, and pipefail would count that SIGPIPE as "not loaded"
+  loads() { "$1" -m 2>/dev/null | grep -x ephpm >/dev/null; }
+  fail() { echo "deb test ($phpv): $*" >&2; exit 1; }
+  say() { echo "deb test ($phpv): $*"; }
+  ! loads $php || fail "ephpm is already enabled before the install: run this on a PHP without it"
+  pkgs=("php$phpv-ephpm")
+  [ -z "$srv" ] || pkgs+=(ephpm-kv)
+  apt-get install -y -qq "$deb" $srv >/tmp/ephpm-deb-install.log 2>&1 || { cat /tmp/ephpm-deb-install.log; fail "apt-get install failed"; }
+  loads $php || fail "the CLI does not load ephpm after the install"
+  loads $fpm || fail "php-fpm does not load ephpm after the install"
+  local r
+  r=$($php -r '$t = bin2hex(random_bytes(8));
+    echo ephpm_kv_setnx("deb:lock", $t, 30) && !ephpm_kv_del_if_eq("deb:lock", "x") && ephpm_kv_del_if_eq("deb:lock", $t)
+      ? "ok " . ephpm_kv_stats()["engine"] : "FAILED";')
+  [ "$r" = "ok shm" ] || fail "lock round trip with the installed package: $r"
+  say "apt-get install enabled ephpm for the CLI and php-fpm (PHP $($php -r 'echo PHP_VERSION;')); a lock round trip on the default engine (shm)"
+  if [ -n "$srv" ]; then
+    getent passwd ephpm-kv >/dev/null || fail "the server package made no ephpm-kv user"
+    [ "$(stat -c %U /var/lib/ephpm-kv 2>/dev/null)" = ephpm-kv ] || fail "/var/lib/ephpm-kv missing or not the server's"
+    /usr/bin/ephpm-kv --help 2>&1 | grep -- '-snapshot' >/dev/null || fail "the packaged server does not run"
+    zcat /usr/share/man/man1/ephpm-kv.1.gz | grep 'max\\-value\\-size' >/dev/null || fail "the man page lists no flags"
+    say "ephpm-kv: user, state directory, binary and man page in place"
+  fi
+  apt-get purge -y -qq "${pkgs[@]}" >/dev/null 2>&1 || fail "apt-get purge failed"
+  pkgs=()
+  ! loads $php || fail "ephpm still loaded after the purge"
+  local left
+  # Debian's own extension packages leave a disabled_by_maint state behind
+  # too; what must go is the ini, its links and any enabled state.
+  left=$(find /etc/php/"$phpv" /var/lib/php/modules/"$phpv" -name '*ephpm*' -not -path '*/disabled_by_maint/*'; [ -z "$srv" ] || [ ! -e /var/lib/ephpm-kv ] || echo /var/lib/ephpm-kv)
+  [ -z "$left" ] || fail "left after the purge: $left"
+  say "purge removed the package$([ -z "$srv" ] || echo "s"), their files and module state"
+}
+
+# Twice: a package installed again after a purge must be enabled again.
+if [ "${1:-}" = --install ]; then
+  install_check "$2" "$3"
+  install_check "$2" "$3"
+  exit
+fi
+
+phpv=$1 so=$2 out=$3
 rm -rf "$out" && mkdir -p "$out"
-deb=$("$root/build/deb.sh" php "$phpv" "$so" "$($php -r 'echo PHP_EXTENSION_DIR;')" "$out")
-srv=$("$root/build/deb.sh" server "$out")
-# Above info: errors, warnings (and pedantic would be noise on a hand-made package).
-findings=$(lintian "$deb" "$srv" 2>&1 | grep -v 'running with root privileges' || true)
-[ -z "$findings" ] || fail "lintian: $findings"
-say "lintian: no errors or warnings on $(basename "$deb") and $(basename "$srv")"
-
-! $php -m | grep -qx ephpm || fail "ephpm is already enabled before the install: run this on a PHP without it"
-pkgs=("php$phpv-ephpm" ephpm-kv)
-apt-get install -y -qq "$deb" "$srv" >"$out/install.log" 2>&1 || { cat "$out/install.log"; fail "apt-get install failed"; }
-
-$php -m | grep -qx ephpm || fail "the CLI does not load ephpm after the install"
-$fpm -m 2>/dev/null | grep -qx ephpm || fail "php-fpm does not load ephpm after the install"
-r=$($php -r '$t = bin2hex(random_bytes(8));
-  echo ephpm_kv_setnx("deb:lock", $t, 30) && !ephpm_kv_del_if_eq("deb:lock", "x") && ephpm_kv_del_if_eq("deb:lock", $t)
-    ? "ok " . ephpm_kv_stats()["engine"] : "FAILED";')
-[ "$r" = "ok shm" ] || fail "lock round trip with the installed package: $r"
-say "apt-get install enabled ephpm for the CLI and php-fpm; a lock round trip on the default engine (shm)"
-
-getent passwd ephpm-kv >/dev/null || fail "the server package made no ephpm-kv user"
-[ -d /var/lib/ephpm-kv ] && [ "$(stat -c %U /var/lib/ephpm-kv)" = ephpm-kv ] || fail "/var/lib/ephpm-kv missing or not the server's"
-/usr/bin/ephpm-kv --help 2>&1 | grep -q -- '-snapshot' || fail "the packaged server does not run"
-man -l /usr/share/man/man1/ephpm-kv.1.gz 2>/dev/null | grep -q -- '-max-value-size' ||
-  zcat /usr/share/man/man1/ephpm-kv.1.gz | grep -q 'max\\-value\\-size' || fail "the man page lists no flags"
-say "ephpm-kv: user, state directory, binary and man page in place"
-
-apt-get purge -y -qq "${pkgs[@]}" >/dev/null 2>&1 || fail "apt-get purge failed"
-pkgs=()
-! $php -m | grep -qx ephpm || fail "ephpm still loaded after the purge"
-left=$(find /etc/php/"$phpv" -name '*ephpm*' 2>/dev/null; [ ! -e /var/lib/ephpm-kv ] || echo /var/lib/ephpm-kv)
-[ -z "$left" ] || fail "left after the purge: $left"
-say "purge removed both, and their files and module state"
+out=$(cd "$out" && pwd)
+if [ "$phpv" = 8.4 ]; then
+  extdir=$("$root/build/trixie.sh" run php8.4 -r 'echo PHP_EXTENSION_DIR;')
+else
+  extdir=$(php"$phpv" -r 'echo PHP_EXTENSION_DIR;')
+fi
+deb=$("$root/build/deb.sh" php "$phpv" "$so" "$extdir" "$out")
+srv=
+[ "$phpv" = 8.4 ] || srv=$("$root/build/deb.sh" server "$out") # one server package: the same static binary for both
+findings=$(lintian "$deb" $srv 2>&1 | grep -v 'running with root privileges' || true)
+[ -z "$findings" ] || { echo "deb test ($phpv): lintian: $findings" >&2; exit 1; }
+echo "deb test ($phpv): lintian: no errors or warnings on $(basename "$deb")${srv:+ and $(basename "$srv")}"
+if [ "$phpv" = 8.4 ]; then
+  "$root/build/trixie.sh" run packaging/tests/deb.sh --install 8.4 "$deb"
+else
+  install_check "$phpv" "$deb" "$srv"
+  install_check "$phpv" "$deb" "$srv"
+fi

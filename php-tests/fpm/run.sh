@@ -13,8 +13,9 @@ set -euo pipefail
 mode=${1:-server}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here="$root/php-tests/fpm"
-fpm=$(command -v php-fpm8.2 || command -v php-fpm || true)
-[ -x "$fpm" ] || { echo "run.sh: php-fpm not installed (apt-get install php8.2-fpm)" >&2; exit 1; }
+phpv=$(php -r 'echo PHP_MAJOR_VERSION, ".", PHP_MINOR_VERSION;') # the fpm of the CLI's PHP (8.2 here, 8.4 in the trixie lane)
+fpm=$(command -v "php-fpm$phpv" || command -v php-fpm || true)
+[ -x "$fpm" ] || { echo "run.sh: php-fpm not installed (apt-get install php$phpv-fpm)" >&2; exit 1; }
 command -v cgi-fcgi >/dev/null || { echo "run.sh: cgi-fcgi not installed (apt-get install libfcgi-bin)" >&2; exit 1; }
 
 work=$(mktemp -d /tmp/ephpm-fpm.XXXXXX)

@@ -11,6 +11,7 @@ use Ephpm\Bridge\Tests\Support\Processes;
 use PHPUnit\Framework\TestCase;
 use Psr\SimpleCache\CacheInterface;
 use Psr\SimpleCache\InvalidArgumentException;
+use PHPUnit\Framework\Attributes\DataProvider;
 
 /**
  * The behaviours php-cache/integration-tests' SimpleCacheTest checks, on
@@ -291,6 +292,7 @@ final class SimpleCacheTest extends TestCase
     }
 
     /** @dataProvider invalidKeys */
+    #[DataProvider('invalidKeys')]
     public function testGetInvalidKeys(mixed $key): void
     {
         $this->expectException(InvalidArgumentException::class);
@@ -298,6 +300,7 @@ final class SimpleCacheTest extends TestCase
     }
 
     /** @dataProvider invalidKeys */
+    #[DataProvider('invalidKeys')]
     public function testSetInvalidKeys(mixed $key): void
     {
         $this->expectException(InvalidArgumentException::class);
@@ -305,6 +308,7 @@ final class SimpleCacheTest extends TestCase
     }
 
     /** @dataProvider invalidKeys */
+    #[DataProvider('invalidKeys')]
     public function testHasInvalidKeys(mixed $key): void
     {
         $this->expectException(InvalidArgumentException::class);
@@ -312,6 +316,7 @@ final class SimpleCacheTest extends TestCase
     }
 
     /** @dataProvider invalidKeys */
+    #[DataProvider('invalidKeys')]
     public function testDeleteInvalidKeys(mixed $key): void
     {
         $this->expectException(InvalidArgumentException::class);
@@ -319,6 +324,7 @@ final class SimpleCacheTest extends TestCase
     }
 
     /** @dataProvider invalidKeys */
+    #[DataProvider('invalidKeys')]
     public function testGetMultipleInvalidKeys(mixed $key): void
     {
         $this->expectException(InvalidArgumentException::class);
@@ -326,13 +332,19 @@ final class SimpleCacheTest extends TestCase
     }
 
     /** @dataProvider invalidKeys */
+    #[DataProvider('invalidKeys')]
     public function testDeleteMultipleInvalidKeys(mixed $key): void
     {
         $this->expectException(InvalidArgumentException::class);
         $this->cache->deleteMultiple(['key1', $key, 'key2']);
     }
 
-    /** @dataProvider invalidArrayKeys (a generator, since an array key cannot be most of these) */
+    /**
+     * A generator, since an array key cannot be most of these.
+     *
+     * @dataProvider invalidArrayKeys
+     */
+    #[DataProvider('invalidArrayKeys')]
     public function testSetMultipleInvalidKeys(mixed $key): void
     {
         $values = (static function () use ($key) {
@@ -367,6 +379,7 @@ final class SimpleCacheTest extends TestCase
     }
 
     /** @dataProvider invalidTtl */
+    #[DataProvider('invalidTtl')]
     public function testSetInvalidTtl(mixed $ttl): void
     {
         $this->expectException(InvalidArgumentException::class);
@@ -374,6 +387,7 @@ final class SimpleCacheTest extends TestCase
     }
 
     /** @dataProvider invalidTtl */
+    #[DataProvider('invalidTtl')]
     public function testSetMultipleInvalidTtl(mixed $ttl): void
     {
         $this->expectException(InvalidArgumentException::class);
@@ -381,6 +395,7 @@ final class SimpleCacheTest extends TestCase
     }
 
     /** @dataProvider validKeys */
+    #[DataProvider('validKeys')]
     public function testSetValidKeys(string $key): void
     {
         $this->cache->set($key, 'foobar');
@@ -393,6 +408,7 @@ final class SimpleCacheTest extends TestCase
     }
 
     /** @dataProvider validData */
+    #[DataProvider('validData')]
     public function testSetValidData(mixed $data): void
     {
         $this->cache->set('key', $data);

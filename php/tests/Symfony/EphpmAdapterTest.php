@@ -16,6 +16,7 @@ use Symfony\Component\Cache\Adapter\AbstractAdapter;
 use Symfony\Component\Cache\CacheItem;
 use Symfony\Component\Cache\Exception\InvalidArgumentException;
 use Symfony\Contracts\Cache\CallbackInterface;
+use PHPUnit\Framework\Attributes\DataProvider;
 
 /**
  * EphpmAdapter against Debian's symfony/cache 5.4. The checks of Symfony's
@@ -386,6 +387,7 @@ final class EphpmAdapterTest extends TestCase
     }
 
     /** @dataProvider invalidKeys */
+    #[DataProvider('invalidKeys')]
     public function testGetItemInvalidKeys(mixed $key): void
     {
         $this->expectException(PsrInvalidArgumentException::class);
@@ -393,6 +395,7 @@ final class EphpmAdapterTest extends TestCase
     }
 
     /** @dataProvider invalidKeys */
+    #[DataProvider('invalidKeys')]
     public function testGetItemsInvalidKeys(mixed $key): void
     {
         $this->expectException(PsrInvalidArgumentException::class);
@@ -400,6 +403,7 @@ final class EphpmAdapterTest extends TestCase
     }
 
     /** @dataProvider invalidKeys */
+    #[DataProvider('invalidKeys')]
     public function testHasItemInvalidKeys(mixed $key): void
     {
         $this->expectException(PsrInvalidArgumentException::class);
@@ -407,6 +411,7 @@ final class EphpmAdapterTest extends TestCase
     }
 
     /** @dataProvider invalidKeys */
+    #[DataProvider('invalidKeys')]
     public function testDeleteItemInvalidKeys(mixed $key): void
     {
         $this->expectException(PsrInvalidArgumentException::class);
@@ -414,6 +419,7 @@ final class EphpmAdapterTest extends TestCase
     }
 
     /** @dataProvider invalidKeys */
+    #[DataProvider('invalidKeys')]
     public function testDeleteItemsInvalidKeys(mixed $key): void
     {
         $this->expectException(PsrInvalidArgumentException::class);
@@ -451,6 +457,7 @@ final class EphpmAdapterTest extends TestCase
      *
      * @dataProvider values
      */
+    #[DataProvider('values')]
     public function testDataTypes(mixed $value): void
     {
         $cache = $this->pool();

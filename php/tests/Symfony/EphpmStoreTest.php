@@ -18,6 +18,7 @@ use Symfony\Component\Lock\Exception\UnserializableKeyException;
 use Symfony\Component\Lock\Key;
 use Symfony\Component\Lock\LockFactory;
 use Symfony\Component\Lock\PersistingStoreInterface;
+use PHPUnit\Framework\Attributes\DataProvider;
 
 /**
  * EphpmStore against Debian's symfony/lock 5.4. The first three groups are the
@@ -387,12 +388,13 @@ final class EphpmStoreTest extends TestCase
         $store->delete($key);
     }
 
-    public function invalidTtls(): array
+    public static function invalidTtls(): array
     {
         return [[0.0], [-1.0], [NAN], [INF], [3153600001.0]];
     }
 
     /** @dataProvider invalidTtls */
+    #[DataProvider('invalidTtls')]
     public function testInvalidTtl(float $ttl): void
     {
         $store = $this->getStore();
