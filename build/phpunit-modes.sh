@@ -29,6 +29,9 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# The suites test the bridge as Composer installs it (php/tests/autoload.php)
+export EPHPM_BRIDGE_VENDOR
+EPHPM_BRIDGE_VENDOR=$("$root/build/composer-bridge.sh" "$work/app")
 status=0
 for mode in "${modes[@]}"; do
   args=(-d "extension=$EPHPM_EXT")

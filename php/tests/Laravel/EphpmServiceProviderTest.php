@@ -11,6 +11,8 @@ use Illuminate\Cache\CacheServiceProvider;
 use Illuminate\Cache\Repository;
 use Illuminate\Config\Repository as Config;
 use Illuminate\Container\Container;
+use Illuminate\Filesystem\Filesystem;
+use Illuminate\Foundation\PackageManifest;
 use PHPUnit\Framework\TestCase;
 
 /** The 'ephpm' driver through Laravel's CacheManager, configured as an app would. */
@@ -35,6 +37,27 @@ final class EphpmServiceProviderTest extends TestCase
         }
         (new EphpmServiceProvider($app))->register();
         return $app;
+    }
+
+    /**
+     * Package discovery: an application that installed the bridge with
+     * Composer registers the provider without naming it (extra.laravel).
+     */
+    public function testComposerInstallMakesTheProviderDiscoverable(): void
+    {
+        $vendor = getenv('EPHPM_BRIDGE_VENDOR');
+        if ($vendor === false || $vendor === '') {
+            $this->markTestSkipped('the bridge was not installed by Composer (build/phpunit-modes.sh installs it)');
+        }
+        require_once 'Illuminate/autoload.php'; // the whole framework, Foundation's PackageManifest included
+        $manifestPath = sys_get_temp_dir() . '/ephpm-packages-' . getmypid() . '.php'; // absent: build() writes it
+        @unlink($manifestPath);
+        try {
+            $manifest = new PackageManifest(new Filesystem(), dirname($vendor), $manifestPath);
+            $this->assertContains(EphpmServiceProvider::class, $manifest->providers());
+        } finally {
+            @unlink($manifestPath);
+        }
     }
 
     public function testDriverIsRegistered(): void

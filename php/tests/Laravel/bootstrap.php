@@ -12,4 +12,4 @@ if (!extension_loaded('ephpm')) {
 require_once 'Illuminate/Cache/autoload.php';
 require_once 'Illuminate/Container/autoload.php';
 require_once 'Illuminate/Config/autoload.php';
-require_once dirname(__DIR__, 2) . '/autoload.php';
+require_once dirname(__DIR__) . '/autoload.php'; // the bridge: Composer's copy or php/src

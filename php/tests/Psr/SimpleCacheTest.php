@@ -506,7 +506,7 @@ final class SimpleCacheTest extends TestCase
                 try { $f(); echo "$op: no exception\n"; }
                 catch (\Psr\SimpleCache\CacheException $e) { echo "$op: ", get_class($e), " ", $e->getCode() === \Ephpm\KvException::UNAVAILABLE ? "UNAVAILABLE" : $e->getCode(), "\n"; }
             }',
-            var_export(__DIR__ . '/../../autoload.php', true), var_export('/usr/share/php/Psr/SimpleCache/autoload.php', true),
+            var_export(__DIR__ . '/../autoload.php', true), var_export('/usr/share/php/Psr/SimpleCache/autoload.php', true),
             '\\' . SimpleCache::class);
         [, $out, $err] = Processes::run([PHP_BINARY, '-d', 'extension=' . Processes::extension(),
             '-d', 'ephpm.server=unix:///nonexistent/ephpm.sock', '-r', $script]);
@@ -527,7 +527,7 @@ final class SimpleCacheTest extends TestCase
     private function runChild(string $code): string
     {
         $script = sprintf('require %s; require %s; $c = new %s(%s); %s',
-            var_export(__DIR__ . '/../../autoload.php', true), var_export('/usr/share/php/Psr/SimpleCache/autoload.php', true),
+            var_export(__DIR__ . '/../autoload.php', true), var_export('/usr/share/php/Psr/SimpleCache/autoload.php', true),
             '\\' . SimpleCache::class, var_export($this->ns, true), $code);
         [$rc, $out, $err] = Processes::run(Processes::php('-r', $script));
         $this->assertSame(0, $rc, $out . $err);

@@ -30,6 +30,6 @@ require ABSPATH . WPINC . '/load.php';
 require ABSPATH . WPINC . '/plugin.php';
 require ABSPATH . WPINC . '/functions.php';
 wp_start_object_cache();
-require __DIR__ . '/../../autoload.php';
+require_once __DIR__ . '/../autoload.php'; // the bridge: Composer's copy or php/src
 require '/usr/share/php/Psr/SimpleCache/autoload.php'; // one test checks a flush spares the PSR-16 cache
 $GLOBALS['ephpm_wp_boot_cache'] = $GLOBALS['wp_object_cache']; // as wp_start_object_cache() left it
