@@ -29,11 +29,13 @@ setup=2 # raised when ensure's steps change, so an older chroot is rebuilt
 # What the lanes need, by trixie's names (build/deps.sh has bookworm's):
 # PHP 8.4 with phpize and php-fpm; gcc and make for phpize builds (and
 # library_older_table.phpt's cc); cgi-fcgi for the php-fpm proof; composer and the bridges' PHPUnit suites on Debian's
-# framework packages (phpunit, Symfony Lock/Cache, Laravel, PSR-16,
+# framework packages (phpunit, Symfony Lock/Cache and the container that
+# loads php/config/symfony.yaml, Laravel, PSR-16,
 # WordPress); redis-server and openssl for the phpt tests that start a
 # Redis (and the redis mode). The ephpm-kv server is the host's static build.
 packages=(php8.4-cli php8.4-dev php8.4-fpm libfcgi-bin gcc make libc6-dev
-  phpunit composer php-symfony-lock php-symfony-cache php-laravel-framework php-psr-simple-cache wordpress
+  phpunit composer php-symfony-lock php-symfony-cache php-symfony-dependency-injection php-symfony-config php-symfony-yaml
+  php-laravel-framework php-psr-simple-cache wordpress
   redis-server openssl)
 
 [ "$(id -u)" -eq 0 ] || { echo "trixie.sh: needs root (debootstrap, chroot, mounts)" >&2; exit 1; }

@@ -1,0 +1,70 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Ephpm\Bridge\Tests\Symfony;
+
+use PHPUnit\Framework\TestCase;
+use Symfony\Component\Config\FileLocator;
+use Symfony\Component\DependencyInjection\ContainerBuilder;
+use Symfony\Component\DependencyInjection\Loader\YamlFileLoader;
+use Symfony\Component\Lock\LockFactory;
+
+/** config/symfony.yaml, the services the README tells a Symfony application to import, in a real container. */
+final class ServicesTest extends TestCase
+{
+    protected function setUp(): void
+    {
+        foreach (['DependencyInjection', 'Config', 'Yaml'] as $component) {
+            $autoload = "/usr/share/php/Symfony/Component/$component/autoload.php";
+            if (!is_file($autoload)) {
+                $this->markTestSkipped("Symfony's $component component is not installed (build/deps.sh bridges)");
+            }
+            require_once $autoload;
+        }
+        ephpm_kv_flush();
+    }
+
+    /** The file the package ships: Composer's copy when the suite installed the bridge. */
+    private static function configDir(): string
+    {
+        $vendor = getenv('EPHPM_BRIDGE_VENDOR');
+
+        return $vendor ? "$vendor/ephpm/ephpm-kv-bridge/config" : dirname(__DIR__, 2) . '/config';
+    }
+
+    private function container(array $parameters = []): ContainerBuilder
+    {
+        $container = new ContainerBuilder();
+        (new YamlFileLoader($container, new FileLocator(self::configDir())))->load('symfony.yaml');
+        foreach ($parameters as $name => $value) {
+            $container->setParameter($name, $value);
+        }
+        $this->assertSame('ephpm.lock.factory', (string) $container->getAlias(LockFactory::class), 'the autowired LockFactory');
+        $container->compile();
+
+        return $container;
+    }
+
+    public function testLockFactoryLocksOnTheStore(): void
+    {
+        $container = $this->container(['ephpm.lock.prefix' => 'svc-lock:', 'ephpm.lock.initial_ttl' => 20.0]);
+        $factory = $container->get('ephpm.lock.factory');
+        $lock = $factory->createLock('report', 30);
+        $this->assertTrue($lock->acquire());
+        $this->assertNotNull(ephpm_kv_get('svc-lock:report'), 'the lock is a key under the configured prefix');
+        $this->assertFalse($factory->createLock('report', 30)->acquire(), 'a second lock on the name waits its turn');
+        $lock->release();
+        $this->assertFalse(ephpm_kv_exists('svc-lock:report'));
+    }
+
+    public function testCachePoolComputesOnce(): void
+    {
+        $cache = $this->container(['ephpm.cache.namespace' => 'svc'])->get('ephpm.cache');
+        $calls = 0;
+        $compute = function () use (&$calls) { $calls++; return 'built'; };
+        $this->assertSame('built', $cache->get('report', $compute));
+        $this->assertSame('built', $cache->get('report', $compute));
+        $this->assertSame(1, $calls);
+    }
+}
