@@ -17,7 +17,7 @@ ABI_TEST  := $(BUILD)/out/abi_stress
 SIGURG_TEST := $(BUILD)/out/abi_sigurg
 include go-lib.mk # GO_LIB_FLAGS, shared with Makefile.frag (the phpize build)
 
-.PHONY: all deps demo check install deb test test-php84 test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-stubs test-package test-packaging test-php84 test-valgrind bench bench-sessions bench-idle stubs clean
+.PHONY: all deps demo check install deb test test-php84 trixie-start test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-stubs test-package test-packaging test-php84 test-valgrind bench bench-sessions bench-idle stubs clean
 
 all: deps $(LIB) $(EXT) $(SERVER)
 
@@ -46,7 +46,7 @@ demo: all
 	@echo
 	examples/backends_demo.sh
 
-test: all test-stubs test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-bridges test-package test-packaging test-php84 test-valgrind
+test: all test-stubs trixie-start test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-bridges test-package test-packaging test-php84 test-valgrind
 
 # Into this PHP (php-config): both libraries in its extension directory,
 # and on Debian an ini in mods-available enabled with phpenmod (elsewhere:
@@ -215,6 +215,13 @@ test-packaging: all
 # psr/simple-cache 3 and WordPress, on a named segment (their other modes
 # run the same Go engines as in the 8.2 lane); php8.4-ephpm installed there.
 PHP84_PHPT_MODES ?= shm map server
+
+# make test starts the chroot while the Go tests run: debootstrap and apt
+# mostly wait on the network and the disk. test-php84's own ensure waits
+# for it (build/trixie.sh's lock), or makes the chroot itself if this failed.
+trixie-start:
+	@mkdir -p $(BUILD)/out
+	@(build/trixie.sh ensure >$(BUILD)/out/trixie-ensure.log 2>&1 &)
 test-php84: all
 	build/trixie.sh build
 	@fail=; for mode in $(PHP84_PHPT_MODES); do build/trixie.sh run build/phpt.sh $$mode phpt84-$$mode.log || fail="$$fail phpt-$$mode"; done; \
