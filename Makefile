@@ -17,7 +17,7 @@ ABI_TEST  := $(BUILD)/out/abi_stress
 SIGURG_TEST := $(BUILD)/out/abi_sigurg
 include go-lib.mk # GO_LIB_FLAGS, shared with Makefile.frag (the phpize build)
 
-.PHONY: all deps demo check install deb test test-php84 trixie-start test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-stubs test-package test-packaging test-php84 test-valgrind bench bench-sessions bench-idle stubs clean
+.PHONY: all deps demo check install deb test test-preflight test-php84 trixie-start test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-etcd test-bridges test-stubs test-package test-packaging test-valgrind bench bench-sessions bench-idle stubs clean
 
 all: deps $(LIB) $(EXT) $(SERVER)
 
@@ -46,7 +46,7 @@ demo: all
 	@echo
 	examples/backends_demo.sh
 
-test: all test-stubs trixie-start test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-bridges test-package test-packaging test-php84 test-valgrind
+test: all test-preflight test-stubs trixie-start test-go test-storm test-lincheck test-hostile test-abi test-php test-fpm test-interop test-bridges test-package test-packaging test-php84 test-valgrind
 
 # Into this PHP (php-config): both libraries in its extension directory,
 # and on Debian an ini in mods-available enabled with phpenmod (elsewhere:
@@ -68,6 +68,12 @@ deb: all
 	@build/deps.sh packaging
 	build/deb.sh php $(PHP_VER) $(EXT) $(EXT_DIR) $(BUILD)/out/deb
 	build/deb.sh server $(BUILD)/out/deb
+
+# The suites load build/ephpm.so themselves: an ephpm already enabled in
+# this PHP's ini (php8.2-ephpm installed, make install) would be loaded twice.
+test-preflight:
+	@! php -m 2>/dev/null | grep -x ephpm >/dev/null || { echo "ephpm is enabled in this PHP's ini (php$(PHP_VER)-ephpm or make install):" \
+		"the tests load build/ephpm.so themselves; remove it first (apt-get purge php$(PHP_VER)-ephpm, or phpdismod ephpm)"; exit 1; }
 
 # The edit-test loop, in under 2 minutes: formatting, vet, the stub, the
 # short Go tests of kv, store and shm, and the phpt suite on the shared
@@ -219,9 +225,13 @@ PHP84_PHPT_MODES ?= shm map server
 # make test starts the chroot while the Go tests run: debootstrap and apt
 # mostly wait on the network and the disk. test-php84's own ensure waits
 # for it (build/trixie.sh's lock), or makes the chroot itself if this failed.
+# debootstrap is installed first, in the foreground: two apt-gets at once
+# on the host would fail on dpkg's lock. At the lowest priorities, since the
+# timing-bound Go tests run meanwhile.
 trixie-start:
+	@build/deps.sh trixie
 	@mkdir -p $(BUILD)/out
-	@(build/trixie.sh ensure >$(BUILD)/out/trixie-ensure.log 2>&1 &)
+	@(nice -n 19 ionice -c 3 build/trixie.sh ensure >$(BUILD)/out/trixie-ensure.log 2>&1 &)
 test-php84: all
 	build/trixie.sh build
 	@fail=; for mode in $(PHP84_PHPT_MODES); do build/trixie.sh run build/phpt.sh $$mode phpt84-$$mode.log || fail="$$fail phpt-$$mode"; done; \

@@ -16,14 +16,14 @@ command -v composer >/dev/null || { echo "composer-bridge.sh: composer is not in
 mkdir -p "$app"
 
 # Debian package -> Composer name; the version is Debian's upstream part
-# (8.83.26+dfsg-2 -> 8.83.26).
+# (8.83.26+dfsg-2 -> 8.83.26, 6.4.0~rc1-1 -> 6.4.0).
 packages=() requires=()
 for pair in php-symfony-lock:symfony/lock php-symfony-cache:symfony/cache php-laravel-framework:laravel/framework \
   php-psr-simple-cache:psr/simple-cache; do
   v=$(dpkg-query -W -f='${Status} ${Version}' "${pair%%:*}" 2>/dev/null | awk '/install ok installed/ {print $4}')
   [ -n "$v" ] || continue
   v=${v#*:}
-  v=${v%%[+-]*}
+  v=${v%%[+~-]*}
   stub=$app/stand-ins/${pair#*:}
   mkdir -p "$stub" && echo "stands for Debian's ${pair%%:*} $v, in /usr/share/php" >"$stub/README"
   packages+=("{\"type\": \"package\", \"package\": {\"name\": \"${pair#*:}\", \"version\": \"$v\", \"dist\": {\"type\": \"path\", \"url\": \"$stub\"}}}")

@@ -34,6 +34,7 @@ common() {
   printf '%s (%s) unstable; urgency=medium\n\n  * Release %s; see CHANGELOG.md upstream.\n\n -- %s  %s\n' \
     "$pkg" "$version" "$version" "$maintainer" "$(date -R -d @"${SOURCE_DATE_EPOCH:-$(git -C "$root" log -1 --format=%ct)}")" |
     gzip -9n >"$doc/changelog.gz"
+  sed -i "s/@SIZE@/$(du -sk --exclude=DEBIAN "$dir" | cut -f1)/" "$dir/DEBIAN/control"
   find "$dir" -type d -exec chmod 0755 {} +
   (cd "$dir" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum >DEBIAN/md5sums)
   chmod 0644 "$dir/DEBIAN/md5sums"
@@ -63,7 +64,7 @@ Package: $pkg
 Version: $version
 Architecture: $arch
 Maintainer: $maintainer
-Installed-Size: $(du -sk --exclude=DEBIAN "$dir" | cut -f1)
+Installed-Size: @SIZE@
 Depends: php$phpv-common, phpapi-$api, libc6
 Section: php
 Priority: optional
@@ -73,8 +74,9 @@ Description: key-value and lock store for PHP $phpv (ephpm-kv)
  locking session handler and a cache, shared by the php-fpm workers of a host
  through a shared memory segment, or through an ephpm-kv server, Redis or etcd.
 EOF
-  # Debian's own PHP extension packages do this (dh_php): enable for every
-  # SAPI on configure, disable on remove, forget the module state on purge.
+  # As Debian's own PHP extension packages (dh_php, php8.2-opcache): enable
+  # for every SAPI on configure; disable in postrm on remove, once the files
+  # are gone (a remove that fails before then leaves the module enabled).
   cat >"$dir/DEBIAN/postinst" <<EOF
 #!/bin/sh
 set -e
@@ -83,7 +85,7 @@ if [ "\$1" = "configure" ] && [ -e /usr/lib/php/php-maintscript-helper ]; then
     php_invoke enmod $phpv ALL ephpm
 fi
 EOF
-  cat >"$dir/DEBIAN/prerm" <<EOF
+  cat >"$dir/DEBIAN/postrm" <<EOF
 #!/bin/sh
 set -e
 if [ "\$1" = "remove" ] && [ -e /usr/lib/php/php-maintscript-helper ]; then
@@ -91,15 +93,7 @@ if [ "\$1" = "remove" ] && [ -e /usr/lib/php/php-maintscript-helper ]; then
     php_invoke dismod $phpv ALL ephpm
 fi
 EOF
-  cat >"$dir/DEBIAN/postrm" <<EOF
-#!/bin/sh
-set -e
-if [ "\$1" = "purge" ] && [ -e /usr/lib/php/php-maintscript-helper ]; then
-    . /usr/lib/php/php-maintscript-helper
-    php_invoke dismod $phpv ALL ephpm
-fi
-EOF
-  chmod 0755 "$dir/DEBIAN/postinst" "$dir/DEBIAN/prerm" "$dir/DEBIAN/postrm"
+  chmod 0755 "$dir/DEBIAN/postinst" "$dir/DEBIAN/postrm"
   mkdir -p "$dir/usr/share/lintian/overrides"
   cat >"$dir/usr/share/lintian/overrides/$pkg" <<EOF
 # A Go c-shared library, dlopen()ed by path by ephpm.so: stripping it would
@@ -126,7 +120,7 @@ Package: $pkg
 Version: $version
 Architecture: $arch
 Maintainer: $maintainer
-Installed-Size: $(du -sk --exclude=DEBIAN "$dir" | cut -f1)
+Installed-Size: @SIZE@
 Depends: systemd | systemd-standalone-sysusers | opensysusers
 Section: database
 Priority: optional
@@ -137,8 +131,10 @@ Description: key-value and lock store server speaking RESP (ephpm-kv)
  (ephpm.server=unix:///run/ephpm-kv/ephpm-kv.sock). Runs as its own user;
  members of the ephpm-kv group may use its socket.
 EOF
-  # The user before the directory that names it, then the unit (started only
-  # where systemd runs: not in a container or a chroot).
+  # The user before the directory that names it; then the unit as
+  # dh_installsystemd's scripts handle one: enabled on first install (also
+  # in a chroot or an image, for its first boot), left as the admin set it
+  # on upgrades, started where systemd runs.
   cat >"$dir/DEBIAN/postinst" <<'EOF'
 #!/bin/sh
 set -e
@@ -146,12 +142,20 @@ if [ "$1" = "configure" ]; then
     systemd-sysusers ephpm-kv.conf
     mkdir -p /var/lib/ephpm-kv
     chown ephpm-kv:ephpm-kv /var/lib/ephpm-kv
-    chmod 0750 /var/lib/ephpm-kv
-    if [ -d /run/systemd/system ]; then
-        systemd-tmpfiles --create ephpm-kv.conf || true
-        systemctl daemon-reload
+    chmod 0700 /var/lib/ephpm-kv
+fi
+if [ "$1" = "configure" ] || [ "$1" = "abort-upgrade" ] || [ "$1" = "abort-deconfigure" ] || [ "$1" = "abort-remove" ]; then
+    deb-systemd-helper unmask ephpm-kv.service >/dev/null || true
+    if deb-systemd-helper --quiet was-enabled ephpm-kv.service; then
         deb-systemd-helper enable ephpm-kv.service >/dev/null || true
-        deb-systemd-invoke restart ephpm-kv.service >/dev/null || true
+    else
+        deb-systemd-helper update-state ephpm-kv.service >/dev/null || true
+    fi
+    if [ -d /run/systemd/system ]; then
+        systemd-tmpfiles --create ephpm-kv.conf >/dev/null || true
+        systemctl --system daemon-reload >/dev/null || true
+        if [ -n "$2" ]; then action=restart; else action=start; fi
+        deb-systemd-invoke "$action" ephpm-kv.service >/dev/null || true
     fi
 fi
 EOF
@@ -167,14 +171,20 @@ EOF
   cat >"$dir/DEBIAN/postrm" <<'EOF'
 #!/bin/sh
 set -e
-if [ -d /run/systemd/system ]; then
-    systemctl daemon-reload || true
+if [ -d /run/systemd/system ] && [ "$1" = "remove" ]; then
+    systemctl --system daemon-reload >/dev/null || true
+fi
+if command -v deb-systemd-helper >/dev/null; then
+    if [ "$1" = "remove" ]; then
+        deb-systemd-helper mask ephpm-kv.service >/dev/null || true
+    fi
+    if [ "$1" = "purge" ]; then
+        deb-systemd-helper purge ephpm-kv.service >/dev/null || true
+        deb-systemd-helper unmask ephpm-kv.service >/dev/null || true
+    fi
 fi
 if [ "$1" = "purge" ]; then
     rm -rf /var/lib/ephpm-kv
-    if command -v deb-systemd-helper >/dev/null; then
-        deb-systemd-helper purge ephpm-kv.service >/dev/null || true
-    fi
 fi
 EOF
   chmod 0755 "$dir/DEBIAN/postinst" "$dir/DEBIAN/prerm" "$dir/DEBIAN/postrm"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the build and tests need on Debian, only when missing.
-# Usage: build/deps.sh [demo] [bench] [valgrind] [server-tests] [redis] [bridges] [packaging] [etcd]
+# Usage: build/deps.sh [demo] [bench] [valgrind] [server-tests] [redis] [bridges] [packaging] [etcd] [trixie]
 set -euo pipefail
 
 need=(php8.2-cli php8.2-dev php-parser gcc libc6-dev) # gcc: cgo and the extension
@@ -20,6 +20,7 @@ for extra in "$@"; do
     packaging) need+=(composer git systemd util-linux php8.2-fpm lintian man-db) ;;
     # the etcd backend's tests: a 3-member cluster on loopback (build/etcd-cluster.sh)
     etcd) need+=(etcd-server etcd-client) ;;
+    trixie) need+=(debootstrap) ;; # the PHP 8.4 lane's Debian 13 chroot (build/trixie.sh)
     *) echo "deps.sh: unknown extra '$extra'" >&2; exit 2 ;;
   esac
 done

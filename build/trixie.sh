@@ -49,7 +49,9 @@ stamp_text() { printf 'setup %s\nsuite %s\nmirror %s\npackages %s\n' "$setup" "$
 # is bind-mounted inside it. Mounts are only ever made in a private mount
 # namespace (inner below), so this guards against anything else.
 no_mounts_under() {
-  if findmnt -rn -o TARGET | grep -q "^$1\(/\|$\)"; then
+  # grep reads all of findmnt's output: with -q, findmnt could die of
+  # SIGPIPE and pipefail would make a match look like no match
+  if findmnt -rn -o TARGET | grep "^$1\(/\|$\)" >/dev/null; then
     echo "trixie.sh: something is mounted under $1; refusing to remove it:" >&2
     findmnt -rn -o TARGET | grep "^$1\(/\|$\)" >&2
     exit 1
@@ -97,19 +99,26 @@ inner() {
   exit $status
 }
 
+# The chroot is complete and made for these packages: its stamp, and the
+# PHP it was made for (an interrupted rm -rf could leave the stamp alone).
+current() { [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(stamp_text)" ] && [ -x "$dir/usr/bin/php8.4" ]; }
+
 ensure() { # [quiet]: say nothing when the chroot is reused
   # Reuse: under a shared lock, held until this script ends, so that no
   # ensure rebuilds the chroot under a running command.
   exec 9>"$lock"
-  flock -s 9
-  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(stamp_text)" ]; then
+  # another ensure (make test's background one) may be making the chroot:
+  # wait for it, but not for ever
+  flock -w 1200 -s 9 || { echo "trixie.sh: the chroot is still being made after 20 min (build/out/trixie-ensure.log):" >&2
+    tail -5 "$root/build/out/trixie-ensure.log" >&2 2>/dev/null; exit 1; }
+  if current; then
     [ -n "${1:-}" ] || echo "trixie: reusing $dir"
     return
   fi
   # Build: exclusive, and checked again (another ensure may have built it).
   flock -u 9
-  flock 9
-  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(stamp_text)" ]; then
+  flock -w 1200 9 || { echo "trixie.sh: waited 20 min for the chroot's lock" >&2; exit 1; }
+  if current; then
     flock -s 9
     return
   fi
@@ -127,15 +136,19 @@ ensure() { # [quiet]: say nothing when the chroot is reused
   echo "trixie: debootstrap --variant=minbase $suite into build/out/trixie"
   # in a namespace of its own too: debootstrap mounts /proc and /sys inside
   unshare --mount --propagation private -- \
-    debootstrap --variant=minbase "$suite" "$dir" ${mirror:+"$mirror"} >"$root/build/out/trixie-debootstrap.log" 2>&1 9>&- ||
+    timeout 900 debootstrap --variant=minbase "$suite" "$dir" ${mirror:+"$mirror"} >"$root/build/out/trixie-debootstrap.log" 2>&1 9>&- ||
     { tail -20 "$root/build/out/trixie-debootstrap.log"; echo "trixie.sh: debootstrap failed (log build/out/trixie-debootstrap.log)" >&2; exit 1; }
   # updates and security too: PHP's fixes come through them
-  local used
+  local used security
   used=$(awk '$1 == "deb" {print $2; exit}' "$dir/etc/apt/sources.list")
+  # the host's security mirror where it names one (not every mirror carries it)
+  security=$(grep -hoE 'https?://[^[:space:]]+/debian-security' /etc/apt/sources.list /etc/apt/sources.list.d/*.sources \
+    /etc/apt/sources.list.d/*.list 2>/dev/null | head -1 || true)
+  security=${security:-${used%/debian}/debian-security}
   cat >"$dir/etc/apt/sources.list" <<EOF
 deb $used $suite main
 deb $used $suite-updates main
-deb ${used%/debian}/debian-security $suite-security main
+deb $security $suite-security main
 EOF
   # minbase writes no /etc/hosts: Go's resolver would then ask DNS for
   # localhost (redis_tls.phpt dials rediss://localhost)
@@ -145,7 +158,7 @@ EOF
   printf '#!/bin/sh\nexit 101\n' >"$dir/usr/sbin/policy-rc.d"
   chmod 755 "$dir/usr/sbin/policy-rc.d"
   echo "trixie: debootstrap done in $((SECONDS - start)) s; apt-get install ${packages[*]}"
-  in_chroot sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends "$@" && apt-get clean' sh "${packages[@]}" \
+  in_chroot timeout 1500 sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends "$@" && apt-get clean' sh "${packages[@]}" \
     >"$root/build/out/trixie-apt.log" 2>&1 ||
     { tail -30 "$root/build/out/trixie-apt.log"; echo "trixie.sh: apt-get install failed (log build/out/trixie-apt.log)" >&2; exit 1; }
   stamp_text >"$stamp"

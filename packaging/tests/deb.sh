@@ -12,8 +12,22 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 export DEBIAN_FRONTEND=noninteractive
-pkgs=() # installed by this test: purged on any exit
-trap '((${#pkgs[@]} == 0)) || apt-get purge -y -qq "${pkgs[@]}" >/dev/null 2>&1 || true' EXIT
+# Whatever this test installed is purged on any exit, and a purge that
+# fails is loud: a package left behind enables ephpm for every later PHP run,
+# which loads build/ephpm.so itself (twice loaded).
+pkgs=()
+purge_left() {
+  ((${#pkgs[@]} == 0)) && return 0
+  apt-get purge -y -qq "${pkgs[@]}" >/dev/null 2>&1 || dpkg --purge --force-all "${pkgs[@]}" >/dev/null 2>&1 || true
+  local p
+  for p in "${pkgs[@]}"; do
+    if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -v "not-installed" | grep -q .; then
+      echo "deb test: COULD NOT PURGE $p: remove it by hand (dpkg --purge --force-all $p)" >&2
+      return 1
+    fi
+  done
+}
+trap 'purge_left || exit 1' EXIT
 
 # install_check PHPV DEB [SERVER_DEB]: install, check, purge.
 install_check() {
@@ -41,6 +55,7 @@ install_check() {
     [ "$(stat -c %U /var/lib/ephpm-kv 2>/dev/null)" = ephpm-kv ] || fail "/var/lib/ephpm-kv missing or not the server's"
     /usr/bin/ephpm-kv --help 2>&1 | grep -- '-snapshot' >/dev/null || fail "the packaged server does not run"
     zcat /usr/share/man/man1/ephpm-kv.1.gz | grep 'max\\-value\\-size' >/dev/null || fail "the man page lists no flags"
+    [ "$(stat -c %a /var/lib/ephpm-kv)" = 700 ] || fail "/var/lib/ephpm-kv is not 0700, as the unit's StateDirectoryMode"
     say "ephpm-kv: user, state directory, binary and man page in place"
   fi
   apt-get purge -y -qq "${pkgs[@]}" >/dev/null 2>&1 || fail "apt-get purge failed"
@@ -49,7 +64,7 @@ install_check() {
   local left
   # Debian's own extension packages leave a disabled_by_maint state behind
   # too; what must go is the ini, its links and any enabled state.
-  left=$(find /etc/php/"$phpv" /var/lib/php/modules/"$phpv" -name '*ephpm*' -not -path '*/disabled_by_maint/*'; [ -z "$srv" ] || [ ! -e /var/lib/ephpm-kv ] || echo /var/lib/ephpm-kv)
+  left=$(find /etc/php/"$phpv" /var/lib/php/modules/"$phpv" /etc/systemd/system -name '*ephpm*' -not -path '*/disabled_by_maint/*'; [ -z "$srv" ] || [ ! -e /var/lib/ephpm-kv ] || echo /var/lib/ephpm-kv)
   [ -z "$left" ] || fail "left after the purge: $left"
   say "purge removed the package$([ -z "$srv" ] || echo "s"), their files and module state"
 }
