@@ -77,22 +77,20 @@ EOF
   # As Debian's own PHP extension packages (dh_php, php8.2-opcache): enable
   # for every SAPI on configure; disable in postrm on remove, once the files
   # are gone (a remove that fails before then leaves the module enabled).
-  cat >"$dir/DEBIAN/postinst" <<EOF
+  # SCRIPT WHEN ACTION: the maintainer script that runs php_invoke ACTION
+  # when dpkg calls it with WHEN
+  php_script() {
+    cat >"$dir/DEBIAN/$1" <<EOF
 #!/bin/sh
 set -e
-if [ "\$1" = "configure" ] && [ -e /usr/lib/php/php-maintscript-helper ]; then
+if [ "\$1" = "$2" ] && [ -e /usr/lib/php/php-maintscript-helper ]; then
     . /usr/lib/php/php-maintscript-helper
-    php_invoke enmod $phpv ALL ephpm
+    php_invoke $3 $phpv ALL ephpm
 fi
 EOF
-  cat >"$dir/DEBIAN/postrm" <<EOF
-#!/bin/sh
-set -e
-if [ "\$1" = "remove" ] && [ -e /usr/lib/php/php-maintscript-helper ]; then
-    . /usr/lib/php/php-maintscript-helper
-    php_invoke dismod $phpv ALL ephpm
-fi
-EOF
+  }
+  php_script postinst configure enmod
+  php_script postrm remove dismod
   chmod 0755 "$dir/DEBIAN/postinst" "$dir/DEBIAN/postrm"
   mkdir -p "$dir/usr/share/lintian/overrides"
   cat >"$dir/usr/share/lintian/overrides/$pkg" <<EOF
