@@ -7,4 +7,5 @@
 # GODEBUG the user sets still wins (this -X replaces the go command's own
 # default, empty while go.mod's go line matches the toolchain). Checked by
 # test-abi (abi_sigurg.c).
-GO_LIB_FLAGS := -trimpath -buildmode=c-shared -ldflags=-X=runtime.godebugDefault=asyncpreemptoff=1
+GO_LIB_LDFLAGS := -X=runtime.godebugDefault=asyncpreemptoff=1
+GO_LIB_FLAGS := -trimpath -buildmode=c-shared -ldflags=$(GO_LIB_LDFLAGS)
