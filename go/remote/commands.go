@@ -75,6 +75,20 @@ func (e *Engine) boolCmd(build func(c *client)) (bool, error) {
 	return n == 1, err
 }
 
+// fencedCmd runs a fenced write: its reply is the fence granted, 0 when
+// refused (held by someone else).
+func (e *Engine) fencedCmd(build func(c *client)) (int64, bool, error) {
+	var fence int64
+	err := e.do(build, func(_ int, r *reply, _ *client) (err error) {
+		fence, err = intOrBulk(r)
+		return err
+	})
+	if err != nil {
+		return 0, false, e.fenceCounterError(err)
+	}
+	return fence, fence != 0, nil
+}
+
 // okCmd runs a command whose reply is +OK; nil is (false, nil) (SET NX).
 func (e *Engine) okCmd(build func(c *client)) (bool, error) {
 	var ok bool

@@ -37,8 +37,7 @@ func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64
 	if err != nil {
 		return 0, false, err
 	}
-	var fence int64
-	err = e.do(func(c *client) {
+	return e.fencedCmd(func(c *client) {
 		if !c.dialect.redis() {
 			c.command(4)
 			c.arg("EPHPM.SETNXFENCED")
@@ -50,14 +49,7 @@ func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64
 		}
 		c.argBytes(value)
 		c.argInt(px)
-	}, func(_ int, r *reply, _ *client) (err error) {
-		fence, err = intOrBulk(r)
-		return err
 	})
-	if err != nil {
-		return 0, false, e.fenceCounterError(err)
-	}
-	return fence, fence != 0, nil
 }
 
 // fenceCounterError words a Valkey or Redis's refusal of the fence counter

@@ -28,8 +28,7 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 	if err != nil {
 		return 0, false, err
 	}
-	var fence int64
-	err = e.do(func(c *client) {
+	return e.fencedCmd(func(c *client) {
 		if c.dialect.redis() {
 			c.evalsha(scriptLeaseAcquire, 2, 5)
 			c.arg(key)
@@ -46,14 +45,7 @@ func (e *Engine) LeaseAcquire(key string, token []byte, mode kv.LeaseMode, limit
 		c.argInt(lim)
 		c.argInt(px)
 		c.argInt(ipx)
-	}, func(_ int, r *reply, _ *client) (err error) {
-		fence, err = intOrBulk(r)
-		return err
 	})
-	if err != nil {
-		return 0, false, e.fenceCounterError(err)
-	}
-	return fence, fence != 0, nil
 }
 
 // LeaseRelease implements kv.Leases.
