@@ -17,7 +17,7 @@ for extra in "$@"; do
       php-laravel-framework wordpress php-psr-simple-cache composer) ;;
     # composer validate; systemd-analyze, systemd-sysusers and setpriv for the
     # unit's test; php-fpm -t for the pool snippets; lintian and man for the .debs
-    packaging) need+=(composer git systemd util-linux php8.2-fpm lintian man-db) ;;
+    packaging) need+=(composer git systemd util-linux php8.2-fpm libfcgi-bin lintian man-db) ;;
     # the etcd backend's tests: a 3-member cluster on loopback (build/etcd-cluster.sh)
     etcd) need+=(etcd-server etcd-client) ;;
     trixie) need+=(debootstrap) ;; # the PHP 8.4 lane's Debian 13 chroot (build/trixie.sh)

@@ -2,7 +2,8 @@
 # The .deb packages (build/deb.sh), installed the way a user would: lintian
 # finds nothing above info level (overrides say why); `apt-get install ./x.deb`
 # enables the extension for the CLI and php-fpm with no other step, a script
-# does a lock round trip with no ephpm setting, and a purge leaves no trace.
+# and a php-fpm request do a lock round trip with no ephpm setting, and a
+# purge leaves no trace.
 # The server's package makes its user and ships its unit and man page.
 # Usage (as root):
 #   packaging/tests/deb.sh 8.2 build/ephpm.so OUTDIR             the host's PHP, and the server package
@@ -29,6 +30,23 @@ purge_left() {
 }
 trap 'purge_left || exit 1' EXIT
 
+# fpm_request FPM: a lock round trip in a request served by FPM, started with
+# its own php.ini and conf.d (what the package changed) and a pool of ours.
+fpm_request() {
+  local fpm=$1 w pid out
+  w=$(mktemp -d)
+  printf '<?php $t = bin2hex(random_bytes(8));\necho ephpm_kv_setnx("deb:fpm", $t, 30) && ephpm_kv_del_if_eq("deb:fpm", $t) ? "ok " . ephpm_kv_stats()["engine"] : "FAILED";\n' >"$w/page.php"
+  printf '[global]\nerror_log = %s/fpm.log\ndaemonize = no\n[deb]\nlisten = %s/fpm.sock\npm = static\npm.max_children = 1\n' "$w" "$w" >"$w/fpm.conf"
+  "$fpm" -y "$w/fpm.conf" -R -F &
+  pid=$!
+  for _ in $(seq 100); do [ -S "$w/fpm.sock" ] && break; sleep 0.05; done
+  out=$(SCRIPT_FILENAME="$w/page.php" REQUEST_METHOD=GET cgi-fcgi -bind -connect "$w/fpm.sock" 2>&1 | tail -n 1 || true)
+  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
+  [ -n "$out" ] || out="no answer: $(cat "$w/fpm.log" 2>/dev/null)"
+  rm -rf "$w"
+  echo "$out"
+}
+
 # install_check PHPV DEB [SERVER_DEB]: install, check, purge.
 install_check() {
   local phpv=$1 deb=$2 srv=${3:-}
@@ -49,7 +67,9 @@ install_check() {
     echo ephpm_kv_setnx("deb:lock", $t, 30) && !ephpm_kv_del_if_eq("deb:lock", "x") && ephpm_kv_del_if_eq("deb:lock", $t)
       ? "ok " . ephpm_kv_stats()["engine"] : "FAILED";')
   [ "$r" = "ok shm" ] || fail "lock round trip with the installed package: $r"
-  say "apt-get install enabled ephpm for the CLI and php-fpm (PHP $($php -r 'echo PHP_VERSION;')); a lock round trip on the default engine (shm)"
+  r=$(fpm_request "$fpm")
+  [ "$r" = "ok shm" ] || fail "a request through php-fpm with the installed package: $r"
+  say "apt-get install enabled ephpm for the CLI and php-fpm (PHP $($php -r 'echo PHP_VERSION;')); a lock round trip on the default engine (shm), from the CLI and from a php-fpm request"
   if [ -n "$srv" ]; then
     getent passwd ephpm-kv >/dev/null || fail "the server package made no ephpm-kv user"
     [ "$(stat -c %U /var/lib/ephpm-kv 2>/dev/null)" = ephpm-kv ] || fail "/var/lib/ephpm-kv missing or not the server's"
