@@ -20,11 +20,13 @@ stamp=$dir/.ephpm-trixie-stamp
 lock=$root/build/out/trixie.lock
 suite=trixie
 # The host's own Debian mirror (apt's sources), else debootstrap's default.
-mirror=$(grep -hoE '^(URIs:|deb)[[:space:]]+https?://[^[:space:]]+/debian/?([[:space:]]|$)' \
-  /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list 2>/dev/null |
+# apt_sources: the host's apt sources without comments (which may name
+# mirrors that are not used, such as a snapshot archive).
+apt_sources() { cat /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list 2>/dev/null | sed 's/#.*//'; }
+mirror=$(apt_sources | grep -oE '^(URIs:|deb)[[:space:]]+https?://[^[:space:]]+/debian/?([[:space:]]|$)' |
   awk '{print $2; exit}' || true)
 mirror=${mirror%/}
-setup=2 # raised when ensure's steps change, so an older chroot is rebuilt
+setup=3 # raised when ensure's steps change, so an older chroot is rebuilt
 
 # What the lanes need, by trixie's names (build/deps.sh has bookworm's):
 # PHP 8.4 with phpize and php-fpm; gcc and make for phpize builds (and
@@ -142,8 +144,7 @@ ensure() { # [quiet]: say nothing when the chroot is reused
   local used security
   used=$(awk '$1 == "deb" {print $2; exit}' "$dir/etc/apt/sources.list")
   # the host's security mirror where it names one (not every mirror carries it)
-  security=$(grep -hoE 'https?://[^[:space:]]+/debian-security' /etc/apt/sources.list /etc/apt/sources.list.d/*.sources \
-    /etc/apt/sources.list.d/*.list 2>/dev/null | head -1 || true)
+  security=$(apt_sources | grep -oE 'https?://[^[:space:]]+/debian-security' | head -1 || true)
   security=${security:-${used%/debian}/debian-security}
   cat >"$dir/etc/apt/sources.list" <<EOF
 deb $used $suite main
@@ -158,7 +159,7 @@ EOF
   printf '#!/bin/sh\nexit 101\n' >"$dir/usr/sbin/policy-rc.d"
   chmod 755 "$dir/usr/sbin/policy-rc.d"
   echo "trixie: debootstrap done in $((SECONDS - start)) s; apt-get install ${packages[*]}"
-  in_chroot timeout 1500 sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends "$@" && apt-get clean' sh "${packages[@]}" \
+  in_chroot timeout 1500 sh -c 'apt-get update -qq -o APT::Update::Error-Mode=any && apt-get install -y -qq --no-install-recommends "$@" && apt-get clean' sh "${packages[@]}" \
     >"$root/build/out/trixie-apt.log" 2>&1 ||
     { tail -30 "$root/build/out/trixie-apt.log"; echo "trixie.sh: apt-get install failed (log build/out/trixie-apt.log)" >&2; exit 1; }
   stamp_text >"$stamp"
