@@ -16,8 +16,8 @@ version=$(sed -n 's/^#define PHP_EPHPM_VERSION "\(.*\)"/\1/p' "$root/ext/php_eph
 arch=$(dpkg --print-architecture)
 maintainer="ephpm-kv maintainers <maintainers@users.noreply.a-seed-c6d735c7.example>"
 
-# common PKG DIR: the files every package carries (copyright, changelog,
-# lintian overrides), then control's md5sums, then dpkg-deb.
+# common PKG DIR: the files every package carries (copyright, changelog),
+# control's common fields and md5sums, then dpkg-deb.
 common() {
   local pkg=$1 dir=$2 doc="$2/usr/share/doc/$1"
   mkdir -p "$doc" "$dir/usr/share/lintian/overrides"
@@ -34,7 +34,11 @@ common() {
   printf '%s (%s) unstable; urgency=medium\n\n  * Release %s; see CHANGELOG.md upstream.\n\n -- %s  %s\n' \
     "$pkg" "$version" "$version" "$maintainer" "$(date -R -d @"${SOURCE_DATE_EPOCH:-$(git -C "$root" log -1 --format=%ct)}")" |
     gzip -9n >"$doc/changelog.gz"
-  sed -i "s/@SIZE@/$(du -sk --exclude=DEBIAN "$dir" | cut -f1)/" "$dir/DEBIAN/control"
+  # the fields every package has, before the ones its kind wrote
+  { printf 'Package: %s\nVersion: %s\nArchitecture: %s\nMaintainer: %s\nInstalled-Size: %s\nPriority: optional\n' \
+      "$pkg" "$version" "$arch" "$maintainer" "$(du -sk --exclude=DEBIAN "$dir" | cut -f1)"
+    cat "$dir/DEBIAN/control"; } >"$dir/DEBIAN/control.new"
+  mv "$dir/DEBIAN/control.new" "$dir/DEBIAN/control"
   find "$dir" -type d -exec chmod 0755 {} +
   (cd "$dir" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum >DEBIAN/md5sums)
   chmod 0644 "$dir/DEBIAN/md5sums"
@@ -60,14 +64,8 @@ php)
   chmod 0644 "$dir/etc/php/$phpv/mods-available/ephpm.ini"
   echo "/etc/php/$phpv/mods-available/ephpm.ini" >"$dir/DEBIAN/conffiles"
   cat >"$dir/DEBIAN/control" <<EOF
-Package: $pkg
-Version: $version
-Architecture: $arch
-Maintainer: $maintainer
-Installed-Size: @SIZE@
 Depends: php$phpv-common, phpapi-$api, libc6
 Section: php
-Priority: optional
 Description: key-value and lock store for PHP $phpv (ephpm-kv)
  Locks whose release cannot free someone else's lock (compare-and-delete in
  one step), fencing tokens, read/write locks, semaphores, a rate limiter, a
@@ -114,14 +112,8 @@ server)
   install -m 0644 "$root/packaging/tmpfiles.d/ephpm-kv.conf" "$dir/usr/lib/tmpfiles.d/"
   "$root/build/ephpm-kv-man.sh" "$dir/usr/bin/ephpm-kv" | gzip -9n >"$dir/usr/share/man/man1/ephpm-kv.1.gz"
   cat >"$dir/DEBIAN/control" <<EOF
-Package: $pkg
-Version: $version
-Architecture: $arch
-Maintainer: $maintainer
-Installed-Size: @SIZE@
 Depends: systemd | systemd-standalone-sysusers | opensysusers
 Section: database
-Priority: optional
 Description: key-value and lock store server speaking RESP (ephpm-kv)
  The ephpm-kv server: locks with compare-and-delete release, fencing tokens,
  leases and a cache, over RESP (redis-cli and phpredis work), with snapshots
