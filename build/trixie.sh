@@ -2,7 +2,7 @@
 # The PHP 8.4 lane: a Debian 13 (trixie) chroot under build/out/trixie, with
 # PHP 8.4 and trixie's framework packages, where the extension is built and
 # the suites run with the project at the same absolute path as on the host.
-# Usage: build/trixie.sh ensure          create the chroot unless it is complete and current
+# Usage: build/trixie.sh ensure [quiet]  create the chroot unless it is complete and current
 #        build/trixie.sh build           build/out/php84/ephpm.so (phpize, configure, make in the chroot)
 #        build/trixie.sh run CMD [ARG...] CMD in the chroot, as root, in the project directory
 # Inside `run`, build/ephpm.so is the PHP 8.4 build (when it was built): the
@@ -199,7 +199,7 @@ build() {
 
 case "${1:-}" in
   __inner) shift; inner "$@" ;; # in_chroot's second half, in the new namespace
-  ensure) ensure ;;
+  ensure) ensure "${2:-}" ;; # ensure quiet: no line when the chroot is reused
   build) build ;;
   run)
     shift
