@@ -83,6 +83,13 @@ type Engine interface {
 	// TTLMissing: "is this lock still mine, and for how long".
 	TTLIfEq(key string, token []byte) (time.Duration, error)
 
+	// SetIfEq stores value at key with ttl only while key is live and its
+	// value equals old (compared decompressed), and reports whether it
+	// stored: a compare-and-swap, the primitive the coordination
+	// compositions (leader.go, barrier.go, queue.go) are built on. A held
+	// entry, as Set's.
+	SetIfEq(key string, value, old []byte, ttl time.Duration) (bool, error)
+
 	// A session's read and write are compositions of these (session.go).
 
 	// Read/write locks, semaphores and the exact rate limiter (lease.go).

@@ -67,21 +67,26 @@ func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
 
 // Set implements kv.Engine.
 func (e *Engine) Set(key string, value []byte, ttl time.Duration) error {
-	_, err := e.put(key, value, ttl, putSet, nil)
+	_, err := e.put(key, value, ttl, putSet, nil, nil)
 	return err
 }
 
 // SetNX implements kv.Engine.
 func (e *Engine) SetNX(key string, value []byte, ttl time.Duration) (bool, error) {
-	return e.put(key, value, ttl, putNX, nil)
+	return e.put(key, value, ttl, putNX, nil, nil)
 }
 
 // SetNXFenced implements kv.Engine: the fence is taken from the segment's
 // counter under the insert's stripe lock.
 func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64, bool, error) {
 	var fence int64
-	ok, err := e.put(key, value, ttl, putNX, &fence)
+	ok, err := e.put(key, value, ttl, putNX, &fence, nil)
 	return fence, ok, err
+}
+
+// SetIfEq implements kv.Engine: compare and write under one stripe lock.
+func (e *Engine) SetIfEq(key string, value, old []byte, ttl time.Duration) (bool, error) {
+	return e.put(key, value, ttl, putIfEq, nil, old)
 }
 
 // How putPrepared writes: putSet (0) a held record over any; putNX only
@@ -92,9 +97,10 @@ const (
 	putSet       putMode = 0
 	putNX        putMode = 1
 	putEvictable putMode = 2
+	putIfEq      putMode = 4 // only over a live record whose value equals old (SetIfEq)
 )
 
-func (e *Engine) put(key string, value []byte, ttl time.Duration, mode putMode, fence *int64) (bool, error) {
+func (e *Engine) put(key string, value []byte, ttl time.Duration, mode putMode, fence *int64, old []byte) (bool, error) {
 	if err := kv.CheckKey(key); err != nil {
 		return false, err
 	}
@@ -104,13 +110,13 @@ func (e *Engine) put(key string, value []byte, ttl time.Duration, mode putMode, 
 	if n := int64(len(value)); n <= e.maxValue && (n < e.compressMin || e.compressMin <= 0) {
 		// Stored as it is (a lock token): no call to prepare, no pool.
 		p := prepared{stored: value, plainLen: len(value)}
-		return e.putPrepared(key, &p, ttl, mode, fence)
+		return e.putPrepared(key, &p, ttl, mode, fence, old)
 	}
 	p, err := e.prepare(value)
 	if err != nil {
 		return false, err
 	}
-	ok, err := e.putPrepared(key, &p, ttl, mode, fence)
+	ok, err := e.putPrepared(key, &p, ttl, mode, fence, old)
 	p.release()
 	return ok, err
 }
@@ -118,7 +124,7 @@ func (e *Engine) put(key string, value []byte, ttl time.Duration, mode putMode, 
 // putPrepared writes p at key as mode says. A write that finds no free
 // block makes room (roomFor) and tries again before reporting the store
 // full.
-func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, mode putMode, fence *int64) (bool, error) {
+func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, mode putMode, fence *int64, old []byte) (bool, error) {
 	b, h := e.locate(key)
 	si := b & e.stripeMask
 	need := recHeader + uint64(len(key)) + uint64(len(p.stored))
@@ -139,6 +145,16 @@ func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, mode pu
 			if mode&putNX != 0 && live {
 				e.unlock(st, false)
 				return false, nil
+			}
+		}
+		if mode&putIfEq != 0 {
+			ok := false
+			if live {
+				ok, err = e.matches(st, off, e.rec(off), key, old)
+			}
+			if !ok {
+				e.unlock(st, false)
+				return false, err
 			}
 		}
 		blk, class := e.alloc(si, st, need)

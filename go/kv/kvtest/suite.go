@@ -203,6 +203,7 @@ func Run(t *testing.T, target Target) {
 		{"RateLimitBadArgs", DefaultConfig, checkRateLimitBadArgs},
 		{"GetMulti", DefaultConfig, checkGetMulti},
 		{"DelMulti", DefaultConfig, checkDelMulti},
+		{"SetIfEq", DefaultConfig, checkSetIfEq},
 		{"CacheSetEvictable", DefaultConfig, checkCacheSetEvictable},
 		{"CacheSetNXEvictable", DefaultConfig, checkCacheSetNXEvictable},
 		{"CacheHeldNeverEvicted", fullConfig, checkCacheHeldNeverEvicted},
