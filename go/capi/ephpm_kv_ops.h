@@ -45,6 +45,8 @@
 #define EPHPM_KV_MAX_LEASE_TOKEN   64    /* kv.MaxLeaseToken bytes */
 #define EPHPM_KV_MAX_LEASE_HOLDERS 1024  /* kv.MaxLeaseHolders */
 #define EPHPM_KV_MAX_RATE_LIMIT    10000 /* kv.MaxRateLimit */
+#define EPHPM_KV_LEADER_OVERHEAD   16    /* kv.LeaderOverhead: a leader record's bytes besides token and value */
+#define EPHPM_KV_MAX_BARRIER_PARTIES 1024 /* kv.MaxBarrierParties */
 
 /* Results of watch_state(). */
 #define EPHPM_KV_WATCH_LOST    0 /* the owner check failed: renewal ended */
@@ -268,6 +270,74 @@ typedef struct ephpm_kv_ops {
 	 * key is bad. Check EPHPM_OPS_HAS: appended after setnx_evictable. */
 	int (*del_multi)(size_t n, const char *const *keys, const size_t *key_lens, int64_t *deleted,
 	                 ephpm_kv_error *err);
+	/* Compare-and-swap (kv.Swapper): stores val with ttl_ns only while key
+	 * is live and its value equals old: 1 stored, 0 not. Check
+	 * EPHPM_OPS_HAS: appended after del_multi, as are all below. */
+	int (*set_if_eq)(const char *key, size_t key_len, const char *val, size_t val_len,
+	                 const char *old, size_t old_len, int64_t ttl_ns, ephpm_kv_error *err);
+
+	/* Leader election (kv.Campaign), one attempt: 1 elected, 0 someone else
+	 * leads. Elected: *term is a fence (greater than every fence issued
+	 * before), and rec (rec_cap at least value_len + token_len +
+	 * EPHPM_KV_LEADER_OVERHEAD) receives the record now stored under key,
+	 * *rec_len bytes: the token that refresh, resign, isLeader and the
+	 * watchdog pass to expire_if_eq, del_if_eq, ttl_if_eq and watch. token
+	 * is 1 to EPHPM_KV_MAX_LEASE_TOKEN bytes, unique per campaign. */
+	int (*leader_campaign)(const char *key, size_t key_len, const char *token, size_t token_len,
+	                       const char *value, size_t value_len, int64_t ttl_ns, int64_t *term,
+	                       char *rec, size_t rec_cap, size_t *rec_len, ephpm_kv_error *err);
+	/* The current leader: 1 with *term, *remaining_ns and the value copied
+	 * into buf when it fits (*value_len is its full length: when larger
+	 * than cap, call again with a larger buf), 0 when nobody leads. */
+	int (*leader_current)(const char *key, size_t key_len, char *buf, size_t cap, size_t *value_len,
+	                      int64_t *term, int64_t *remaining_ns, ephpm_kv_error *err);
+	/* Barrier (kv.BarrierWait): blocks until parties callers of key have
+	 * arrived in this round (1, all pass together) or timeout_ns passes
+	 * (0, the caller's arrival withdrawn). parties 1 to
+	 * EPHPM_KV_MAX_BARRIER_PARTIES; timeout_ns > 0. */
+	int (*barrier_wait)(const char *key, size_t key_len, int64_t parties, int64_t timeout_ns,
+	                    ephpm_kv_error *err);
+	/* A reliable queue (kv.Queue) named key (its jobs are the keys key +
+	 * ":job:" + id). push: *id the new job's id (1, 2, ...), visible after
+	 * delay_ns. Full: EPHPM_KV_E_FULL, and nothing was queued. */
+	int (*queue_push)(const char *key, size_t key_len, const char *payload, size_t payload_len,
+	                  int64_t delay_ns, int64_t *id, ephpm_kv_error *err);
+	/* Takes the oldest visible job for token (1 to EPHPM_KV_MAX_LEASE_TOKEN
+	 * bytes, unique per pop), invisible to others for visibility_ns: 1 with
+	 * *id, *attempts (its deliveries, this one counted) and *payload, a
+	 * malloc()ed copy the caller free()s, of *payload_len bytes; 0 when
+	 * none came within wait_ns (0: no wait). A visible job delivered
+	 * max_attempts times already goes to the dead list instead. */
+	int (*queue_pop)(const char *key, size_t key_len, const char *token, size_t token_len,
+	                 int64_t visibility_ns, int64_t max_attempts, int64_t wait_ns, int64_t *id,
+	                 int64_t *attempts, char **payload, size_t *payload_len, ephpm_kv_error *err);
+	/* Deletes job id while token's delivery of it is still invisible: 1, 0
+	 * when its visibility ran out (another worker may have it). */
+	int (*queue_ack)(const char *key, size_t key_len, int64_t id, const char *token, size_t token_len,
+	                 ephpm_kv_error *err);
+	/* Makes job id visible again after delay_ns, while token's delivery is
+	 * still invisible: 1, else 0. */
+	int (*queue_release)(const char *key, size_t key_len, int64_t id, const char *token, size_t token_len,
+	                     int64_t delay_ns, ephpm_kv_error *err);
+	/* Extends token's delivery of job id to visibility_ns from now: 1, 0
+	 * when it ran out already. */
+	int (*queue_touch)(const char *key, size_t key_len, int64_t id, const char *token, size_t token_len,
+	                   int64_t visibility_ns, ephpm_kv_error *err);
+	/* *size: the jobs queued, delayed or delivered and not acknowledged, the
+	 * dead ones not counted (a job past max_attempts whose visibility ran
+	 * out is dead). */
+	int (*queue_size)(const char *key, size_t key_len, int64_t max_attempts, int64_t *size,
+	                  ephpm_kv_error *err);
+	/* The dead list, oldest first, at most limit jobs: *buf a malloc()ed
+	 * buffer the caller free()s of *len bytes, each job packed as id,
+	 * attempts and payload length (three int64, native byte order) then
+	 * the payload. */
+	int (*queue_dead)(const char *key, size_t key_len, int64_t max_attempts, int64_t limit, char **buf,
+	                  size_t *len, ephpm_kv_error *err);
+	/* Moves dead job id (-1: every dead job) back to the queue with its
+	 * attempts reset: *moved how many. */
+	int (*queue_retry)(const char *key, size_t key_len, int64_t max_attempts, int64_t id, int64_t *moved,
+	                   ephpm_kv_error *err);
 } ephpm_kv_ops;
 
 /* The library's only entry point besides the table itself. */

@@ -67,6 +67,18 @@ static const ephpm_kv_ops table = {
 	.get_multi = ephpmKvGetMulti,
 	.setnx_evictable = ephpmKvSetnxEvictable,
 	.del_multi = ephpmKvDelMulti,
+	.set_if_eq = ephpmKvSetIfEq,
+	.leader_campaign = ephpmKvLeaderCampaign,
+	.leader_current = ephpmKvLeaderCurrent,
+	.barrier_wait = ephpmKvBarrierWait,
+	.queue_push = ephpmKvQueuePush,
+	.queue_pop = ephpmKvQueuePop,
+	.queue_ack = ephpmKvQueueAck,
+	.queue_release = ephpmKvQueueRelease,
+	.queue_touch = ephpmKvQueueTouch,
+	.queue_size = ephpmKvQueueSize,
+	.queue_dead = ephpmKvQueueDead,
+	.queue_retry = ephpmKvQueueRetry,
 };
 
 const ephpm_kv_ops *ephpm_kv_get_ops(void)
