@@ -42,6 +42,8 @@ demo: all
 	@echo
 	examples/shm_demo.sh
 	@echo
+	examples/coordination_demo.sh
+	@echo
 	examples/server_demo.sh
 	@echo
 	examples/backends_demo.sh
@@ -287,6 +289,7 @@ bench: all $(FLOOR_LIB)
 	$(PHP) -n bench/lock_pair.php
 	$(PHP) -n bench/cache.php
 	$(PHP) -n bench/lease_pair.php
+	$(PHP) -n bench/queue.php
 	$(PHP) -n bench/bridges.php
 	bench/server.sh
 	$(PHP) -n bench/backends.php

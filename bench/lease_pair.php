@@ -1,5 +1,5 @@
 <?php
-// What a ReadWriteLock, a Semaphore permit and ephpm_kv_rate_limit() cost
+// What a Leader's term, a ReadWriteLock, a Semaphore permit and ephpm_kv_rate_limit() cost
 // per call from one PHP process, next to Ephpm\Lock's pair and
 // ephpm_kv_incr() (the fixed-window recipe) in the same run: ns per
 // acquire + release pair (per call for the limiters), on the shared segment
@@ -13,6 +13,7 @@ declare(strict_types=1);
 
 $cases = [
     'Lock::acquire + release' => fn() => Ephpm\Lock::acquire('b')->release(),
+    'Leader::campaign + resign' => fn() => Ephpm\Leader::campaign('b', 'host-1')->resign(),
     'ReadWriteLock::read + release' => fn() => Ephpm\ReadWriteLock::read('b')->release(),
     'ReadWriteLock::write + release' => fn() => Ephpm\ReadWriteLock::write('b')->release(),
     'Semaphore::acquire(3) + release' => fn() => Ephpm\Semaphore::acquire('b', 3)->release(),

@@ -7,7 +7,7 @@ need=(php8.2-cli php8.2-dev php-parser gcc libc6-dev) # gcc: cgo and the extensi
 for extra in "$@"; do
   case "$extra" in
     demo) need+=(redis-tools redis-server etcd-server etcd-client) ;; # the server demo reads the lock with redis-cli; the backends demo runs on Redis and etcd
-    bench) need+=(php8.2-apcu php8.2-redis redis-server redis-tools php8.2-fpm php8.2-opcache nginx-light wrk
+    bench) need+=(php8.2-apcu php8.2-redis php8.2-sqlite3 redis-server redis-tools php8.2-fpm php8.2-opcache nginx-light wrk
       php8.2-memcached memcached libfcgi-bin) ;;
     valgrind) need+=(valgrind) ;;
     server-tests) need+=(php8.2-fpm libfcgi-bin php8.2-redis redis-tools) ;;
