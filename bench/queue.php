@@ -36,9 +36,12 @@ $ext = ['-d', "extension=$root/build/ephpm.so"];
 $contenders = [
     'Ephpm\Queue, shared segment' => ['ephpm', $ext, ''],
     'Ephpm\Queue, ephpm-kv server' => ['ephpm', [...$ext, '-d', "ephpm.server=unix://$dir/kv.sock"], ''],
-    'Laravel DatabaseQueue, SQLite' => ['laravel-database-sqlite', ['-d', 'extension=pdo', '-d', 'extension=pdo_sqlite'], "$dir/q.sqlite"],
-    'Laravel RedisQueue, phpredis' => ['laravel-redis', ['-d', 'extension=igbinary', '-d', 'extension=redis'], "$dir/redis.sock"],
+    'Laravel DatabaseQueue, SQLite' => ['laravel-database-sqlite', ['-d', 'extension=mbstring', '-d', 'extension=pdo',
+        '-d', 'extension=pdo_sqlite'], "$dir/q.sqlite"],
+    'Laravel RedisQueue, phpredis' => ['laravel-redis', ['-d', 'extension=mbstring', '-d', 'extension=igbinary',
+        '-d', 'extension=redis'], "$dir/redis.sock"],
 ];
+touch("$dir/q.sqlite"); // Laravel opens an SQLite file, never creates it
 $rates = [];
 for ($r = 0; $r < $rounds; $r++) {
     foreach ($contenders as $label => [$kind, $ini, $arg]) {
