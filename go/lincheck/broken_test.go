@@ -61,6 +61,11 @@ func (e earlyExpiry) SetNXFenced(key string, v []byte, ttl time.Duration) (int64
 	return e.Engine.SetNXFenced(key, v, ttl/4)
 }
 
+// SetIfEq too: a campaign's second step (the term's stamp) sets the ttl.
+func (e earlyExpiry) SetIfEq(key string, v, old []byte, ttl time.Duration) (bool, error) {
+	return e.Engine.SetIfEq(key, v, old, ttl/4)
+}
+
 func runInProcess(t *testing.T, w Workload, wrap func(kv.Engine) kv.Engine) Result {
 	t.Helper()
 	s := store.New(store.Config{})
@@ -84,9 +89,13 @@ var expiring = Workload{Clients: 6, Duration: 800 * time.Millisecond, TTL: 20 * 
 	Hold: 5 * time.Millisecond, Overrun: 0.2}
 
 func TestInProcessStoreIsLinearizable(t *testing.T) {
+	leaderExpiring := expiring
+	leaderExpiring.Leader = true
 	for name, w := range map[string]Workload{
-		"long TTLs": {Clients: 8, Duration: 800 * time.Millisecond, Hold: time.Millisecond},
-		"expiring":  expiring,
+		"long TTLs":          {Clients: 8, Duration: 800 * time.Millisecond, Hold: time.Millisecond},
+		"expiring":           expiring,
+		"leaders, long TTLs": {Clients: 8, Duration: 800 * time.Millisecond, Hold: time.Millisecond, Leader: true},
+		"leaders, expiring":  leaderExpiring,
 	} {
 		t.Run(name, func(t *testing.T) {
 			if r := runInProcess(t, w, func(e kv.Engine) kv.Engine { return e }); !r.Linearizable() {
@@ -94,6 +103,11 @@ func TestInProcessStoreIsLinearizable(t *testing.T) {
 			}
 		})
 	}
+}
+
+func leader(w Workload) Workload {
+	w.Leader = true
+	return w
 }
 
 func TestCheckerCatchesBrokenEngines(t *testing.T) {
@@ -110,6 +124,12 @@ func TestCheckerCatchesBrokenEngines(t *testing.T) {
 		}()},
 		{"fences per connection", longTTL, func(e kv.Engine) kv.Engine { return &ownFences{Engine: e} }},
 		{"expiry at a quarter of the TTL", expiring, func(e kv.Engine) kv.Engine { return earlyExpiry{e} }},
+		{"leaders: resign with DEL", leader(expiring), func(e kv.Engine) kv.Engine { return blindRelease{e} }},
+		{"leaders: campaign with GET then SET", leader(longTTL), func() func(kv.Engine) kv.Engine {
+			var fences atomic.Int64
+			return func(e kv.Engine) kv.Engine { return getThenSet{e, &fences} }
+		}()},
+		{"leaders: expiry at a quarter of the TTL", leader(expiring), func(e kv.Engine) kv.Engine { return earlyExpiry{e} }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if r := runInProcess(t, c.w, c.wrap); r.Linearizable() {

@@ -125,6 +125,35 @@ func (c *Client) Fence(resource string, fence int64) (Output, error) {
 	})
 }
 
+// Campaign is kv.Campaign for a leader whose campaign token is id,
+// recorded as an Acquire whose token is the record it stored (term
+// included): the token its resignation (Release), renewal (Refresh) and
+// "still leader" (Owner) pass. An unknown outcome is recorded with no
+// token: a holder nothing of this client's matches.
+func (c *Client) Campaign(key, id string, ttl time.Duration) (Output, string, error) {
+	in := Input{Kind: Acquire, Key: key, TTL: ttl, Call: c.Rec.Now()}
+	term, rec, ok, err := kv.Campaign(c.E, key, []byte(id), []byte("leader "+id), ttl)
+	in.Return = c.Rec.Now()
+	out := Output{OK: ok, Fence: term}
+	if err != nil {
+		if !errors.Is(err, kv.ErrUnavailable) {
+			return out, "", fmt.Errorf("%s: %w", describe(in, Output{Unknown: true}), err)
+		}
+		out = Output{Unknown: true}
+	}
+	in.Token = string(rec)
+	c.Rec.Add(c.ID, in, out)
+	return out, in.Token, nil
+}
+
+// Current is kv.CurrentLeader.
+func (c *Client) Current(key string) (Output, error) {
+	return c.run(Input{Kind: Current, Key: key}, func() (Output, error) {
+		info, ok, err := kv.CurrentLeader(c.E, key)
+		return Output{OK: ok, Fence: info.Term}, err
+	})
+}
+
 // Result is a checked history.
 type Result struct {
 	Ops     int // operations checked

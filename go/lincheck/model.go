@@ -21,9 +21,14 @@ const (
 	Get                     // Get(key) -> OK (found), Value
 	Owner                   // TTLIfEq(key, token) -> OK (live and holds token)
 	Fence                   // Fence(key as the resource, Input.Fence) -> OK (not stale)
+	// Current is kv.CurrentLeader(key) -> OK (a leader), Fence (its term).
+	// It may report none while a campaign is between its two steps (the
+	// insert and the term's stamp), so only what it reports is checked: a
+	// live holder with that term.
+	Current
 )
 
-var kindNames = [...]string{"?", "acquire", "release", "refresh", "get", "owner", "fence"}
+var kindNames = [...]string{"?", "acquire", "release", "refresh", "get", "owner", "fence", "current"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -114,6 +119,7 @@ func HashTag(key string) string {
 type holder struct {
 	key, token string
 	lo, hi     int64
+	fence      int64 // granted with; 0: unknown
 }
 
 // seen is the highest fence Fence recorded for a resource.
@@ -234,7 +240,11 @@ func (c Config) step(s state, in Input, out Output) (state, bool) {
 			if out.Unknown && c.LostUndone {
 				lo = in.Call // gone whenever it is undone
 			}
-			n = s.with(holder{in.Key, in.Token, lo, hi})
+			fence := out.Fence
+			if out.Unknown {
+				fence = 0
+			}
+			n = s.with(holder{in.Key, in.Token, lo, hi, fence})
 		}
 		if out.Unknown {
 			n.fence = s.fence + 1 // granted here: its fence, unknown, is above the last
@@ -265,7 +275,7 @@ func (c Config) step(s state, in Input, out Output) (state, bool) {
 			return s, false
 		}
 		lo, hi := c.deadline(in, in.TTL)
-		return s.with(holder{in.Key, in.Token, lo, hi}), true
+		return s.with(holder{in.Key, in.Token, lo, hi, s.locks[i].fence}), true
 	case Get:
 		if !g.Locks || out.Unknown {
 			return s, true
@@ -276,6 +286,11 @@ func (c Config) step(s state, in Input, out Output) (state, bool) {
 		return s, !held || s.locks[i].token == out.Value || s.locks[i].token == ""
 	case Owner:
 		return s, !g.Locks || out.Unknown || out.OK == mine
+	case Current:
+		if !g.Locks || out.Unknown || !out.OK {
+			return s, true
+		}
+		return s, held && (s.locks[i].fence == 0 || s.locks[i].fence == out.Fence)
 	case Fence:
 		if !g.FenceChecks {
 			return s, true
@@ -377,7 +392,7 @@ func describe(in Input, out Output) string {
 		args = fmt.Sprintf("%s, %s, %v", in.Key, in.Token, in.TTL)
 	case Release, Owner:
 		args = fmt.Sprintf("%s, %s", in.Key, in.Token)
-	case Get:
+	case Get, Current:
 		args = in.Key
 	case Fence:
 		args = fmt.Sprintf("%s, %d", in.Key, in.Fence)
@@ -392,6 +407,10 @@ func describe(in Input, out Output) string {
 		res = out.Value
 	case in.Kind == Get:
 		res = "absent"
+	case in.Kind == Current && out.OK:
+		res = fmt.Sprintf("leader, term %d", out.Fence)
+	case in.Kind == Current:
+		res = "none"
 	default:
 		res = fmt.Sprint(out.OK)
 	}

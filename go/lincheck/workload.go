@@ -28,6 +28,9 @@ type Workload struct {
 	Overrun float64
 	// Idle is the most a client waits after a refusal before trying again.
 	Idle time.Duration
+	// Leader runs leader elections instead of locks: kv.Campaign for the
+	// acquisition, kv.CurrentLeader for the read.
+	Leader bool
 }
 
 func (w Workload) withDefaults() Workload {
@@ -106,10 +109,20 @@ func (w Workload) client(ctx context.Context, c *Client) error {
 	for seq := 0; ctx.Err() == nil; seq++ {
 		key := w.Keys[rand.IntN(len(w.Keys))]
 		token := fmt.Sprintf("c%d.%d", c.ID, seq)
-		out, err := c.Acquire(key, token, w.TTL)
+		var (
+			out Output
+			err error
+		)
+		if w.Leader {
+			out, token, err = c.Campaign(key, token, w.TTL)
+		} else {
+			out, err = c.Acquire(key, token, w.TTL)
+		}
 		switch {
 		case err != nil:
 			return err
+		case out.Unknown && w.Leader:
+			continue // its record is unknown: it runs out with its ttl
 		case out.Unknown:
 			// It may have been granted: give it back by its token,
 			// which deletes nothing of anyone else's.
@@ -119,7 +132,11 @@ func (w Workload) client(ctx context.Context, c *Client) error {
 			continue
 		case !out.OK:
 			if rand.IntN(4) == 0 {
-				if _, err := c.Get(key); err != nil {
+				read := c.Get
+				if w.Leader {
+					read = c.Current
+				}
+				if _, err := read(key); err != nil {
 					return err
 				}
 			}
