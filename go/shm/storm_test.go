@@ -46,6 +46,7 @@ const (
 	stormHeldTok  = "parent-token"
 	stormCounter  = "storm:counter"
 	stormMaxOpDur = time.Second
+	stormQueue    = "storm:queue"
 )
 
 func init() {
@@ -196,6 +197,26 @@ func stormWorker(e *Engine, log *os.File, name string, stop <-chan struct{}) {
 				}
 			} else if v, found := get(key); found && !stormBlobOK(key, v) {
 				bad("get %s: %d bytes, not a value written for it", key, len(v))
+			}
+		case r < 85: // queue traffic: a kill leaves each job queued, delivered or gone
+			tok := []byte(name + "-" + strconv.Itoa(seq))
+			switch rand.IntN(3) {
+			case 0:
+				if _, err := kv.QueuePush(e, stormQueue, stormBlob(stormQueue, seq, 40+rand.IntN(100)), 0); err != nil {
+					bad("queue push: %v", err)
+				}
+			default:
+				j, ok, err := kv.QueuePop(e, stormQueue, tok, 200*time.Millisecond, 1000, 0)
+				switch {
+				case err != nil:
+					bad("queue pop: %v", err)
+				case ok && !stormBlobOK(stormQueue, j.Payload):
+					bad("queue pop: job %d payload %q", j.ID, j.Payload)
+				case ok && rand.IntN(4) > 0:
+					if _, err := kv.QueueAck(e, stormQueue, j.ID, tok); err != nil {
+						bad("queue ack: %v", err)
+					}
+				}
 			}
 		case r < 90: // the lock held since before the storm is never free
 			if ok, err := e.SetNX(stormHeld, []byte(name), time.Second); err != nil || ok {
@@ -392,6 +413,30 @@ func TestKillStormFull(t *testing.T) {
 	}
 	if err := e.Verify(); err != nil {
 		t.Errorf("verify after the storm: %v", err)
+	}
+	// The queue: once the killed workers' deliveries ran out, every job
+	// it counts comes out whole.
+	time.Sleep(250 * time.Millisecond)
+	size, err := kv.QueueSize(e, stormQueue, 1000)
+	if err != nil {
+		t.Errorf("queue size after the storm: %v", err)
+	}
+	drained := int64(0)
+	for ; ; drained++ {
+		j, ok, err := kv.QueuePop(e, stormQueue, []byte("drain"), time.Hour, 1000, 0)
+		if err != nil || !ok {
+			if err != nil {
+				t.Errorf("queue pop after the storm: %v", err)
+			}
+			break
+		}
+		if !stormBlobOK(stormQueue, j.Payload) {
+			t.Errorf("queue job %d after the storm: %q", j.ID, j.Payload)
+		}
+	}
+	t.Logf("queue after the storm: %d jobs, %d popped", size, drained)
+	if drained != size {
+		t.Errorf("the queue counted %d jobs and gave %d", size, drained)
 	}
 	if v, found, err := getString(e, stormHeld); err != nil || !found || v != stormHeldTok {
 		t.Errorf("the lock taken before the storm: %q, %v, %v", v, found, err)
