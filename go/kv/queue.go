@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 )
@@ -59,40 +58,23 @@ func (q *queueIndex) encode() []byte {
 	for _, j := range q.entries {
 		n += queueEntry + len(j.token)
 	}
-	rec := make([]byte, queueHead, n)
-	rec[0], rec[1] = queueMagic, queueVersion
-	binary.LittleEndian.PutUint64(rec[8:], q.next)
-	for _, j := range q.entries {
-		rec = binary.LittleEndian.AppendUint64(rec, j.id)
-		rec = binary.LittleEndian.AppendUint64(rec, uint64(j.visibleAt))
-		rec = binary.LittleEndian.AppendUint32(rec, j.attempts)
-		rec = append(rec, j.state, byte(len(j.token)))
-		rec = append(rec, j.token...)
+	rec := queueHeader(make([]byte, 0, n), q.next)
+	for i := range q.entries {
+		rec = appendEntry(rec, &q.entries[i])
 	}
 	return rec
 }
 
 func parseQueue(key string, rec []byte) (queueIndex, error) {
-	bad := fmt.Errorf("%w: %q is not a queue", ErrWrongType, key)
-	if len(rec) < queueHead || rec[0] != queueMagic || rec[1] != queueVersion {
-		return queueIndex{}, bad
+	if err := checkIndex(key, rec); err != nil {
+		return queueIndex{}, err
 	}
 	q := queueIndex{next: binary.LittleEndian.Uint64(rec[8:])}
-	for p := rec[queueHead:]; len(p) > 0; {
-		if len(p) < queueEntry || len(p) < queueEntry+int(p[21]) {
-			return queueIndex{}, bad
-		}
-		n := int(p[21])
-		q.entries = append(q.entries, jobEntry{
-			id:        binary.LittleEndian.Uint64(p),
-			visibleAt: int64(binary.LittleEndian.Uint64(p[8:])),
-			attempts:  binary.LittleEndian.Uint32(p[16:]),
-			state:     p[20],
-			token:     p[queueEntry : queueEntry+n],
-		})
-		p = p[queueEntry+n:]
-	}
-	return q, nil
+	err := entries(key, rec, func(e entryAt) bool {
+		q.entries = append(q.entries, e.jobEntry)
+		return true
+	})
+	return q, err
 }
 
 // dead reports whether j is dead at now: marked so, or delivered
@@ -146,13 +128,8 @@ func readQueue(e Engine, key string) (q queueIndex, rec []byte, found bool, err 
 }
 
 // writeQueue replaces the index read as old; false when it changed since.
-// An index too large for the store is ErrFull: the queue holds too much.
 func writeQueue(e Engine, key string, q *queueIndex, old []byte, found bool) (bool, error) {
-	ok, err := put(e, key, q.encode(), old, found, 0)
-	if errors.Is(err, ErrValueTooLarge) {
-		err = fmt.Errorf("%w: the index of queue %q would outgrow the largest value (%v)", ErrFull, key, err)
-	}
-	return ok, err
+	return writeIndex(e, key, q.encode(), old, found)
 }
 
 // QueuePush queues payload, visible after delay, and returns its id. A
@@ -161,11 +138,17 @@ func QueuePush(e Engine, key string, payload []byte, delay time.Duration) (uint6
 	if err := errors.Join(CheckQueue(key, 1), checkQueueTime("a delay", delay, true)); err != nil {
 		return 0, err
 	}
-	q, _, _, err := readQueue(e, key)
+	buf, out := indexBuf(), indexBuf()
+	defer putIndexBuf(buf)
+	defer putIndexBuf(out)
+	rec, found, err := readIndex(e, key, buf)
 	if err != nil {
 		return 0, err
 	}
-	id := q.next
+	id := uint64(1)
+	if found {
+		id = binary.LittleEndian.Uint64(rec[8:])
+	}
 	for { // claim an id: its payload key, new
 		ok, err := e.SetNX(QueueJobKey(key, id), payload, 0)
 		if err != nil {
@@ -176,19 +159,30 @@ func QueuePush(e Engine, key string, payload []byte, delay time.Duration) (uint6
 		}
 		id++
 	}
-	visible := int64(0)
+	j := jobEntry{id: id}
 	if delay > 0 {
-		visible = time.Now().Add(delay).UnixNano()
+		j.visibleAt = time.Now().Add(delay).UnixNano()
 	}
 	for {
-		q, rec, found, err := readQueue(e, key)
+		rec, found, err := readIndex(e, key, buf)
 		if err == nil {
-			q.next = max(q.next, id+1)
-			i, _ := slices.BinarySearchFunc(q.entries, id, func(j jobEntry, id uint64) int { return cmpU64(j.id, id) })
-			q.entries = slices.Insert(q.entries, i, jobEntry{id: id, visibleAt: visible})
-			var ok bool
-			if ok, err = writeQueue(e, key, &q, rec, found); ok {
-				return id, nil
+			if !found {
+				rec = queueHeader(nil, 1)
+			}
+			at := len(rec) // by id: almost always the end
+			err = entries(key, rec, func(x entryAt) bool {
+				if x.id > id {
+					at = x.off
+					return false
+				}
+				return true
+			})
+			if err == nil {
+				*out = applyEdits((*out)[:0], rec, []edit{{start: at, end: at, entry: j}}, id+1)
+				var ok bool
+				if ok, err = writeIndex(e, key, *out, rec, found); ok {
+					return id, nil
+				}
 			}
 		}
 		if err != nil {
@@ -198,14 +192,15 @@ func QueuePush(e Engine, key string, payload []byte, delay time.Duration) (uint6
 	}
 }
 
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// writeIndex writes rec over old (SetIfEq), or as a new key when there was
+// none: false when another writer came first. An index too large for the
+// store is ErrFull: the queue holds too much.
+func writeIndex(e Engine, key string, rec, old []byte, found bool) (bool, error) {
+	ok, err := put(e, key, rec, old, found, 0)
+	if errors.Is(err, ErrValueTooLarge) {
+		err = fmt.Errorf("%w: the index of queue %q would outgrow the largest value (%v)", ErrFull, key, err)
 	}
-	return 0
+	return ok, err
 }
 
 // QueuePop delivers the oldest visible job to token (1 to MaxLeaseToken
@@ -219,36 +214,43 @@ func QueuePop(e Engine, key string, token []byte, visibility time.Duration, maxA
 	}
 	deadline := time.Now().Add(wait).UnixNano()
 	w := newChangeWaiter(e, key)
+	buf, out := indexBuf(), indexBuf()
+	defer putIndexBuf(buf)
+	defer putIndexBuf(out)
+	var edits []edit
 	for {
-		q, rec, found, err := readQueue(e, key)
+		rec, found, err := readIndex(e, key, buf)
 		if err != nil {
 			return QueueJob{}, false, err
 		}
 		now := time.Now().UnixNano()
-		picked, changed, next := -1, false, int64(0)
-		for i := range q.entries {
-			j := &q.entries[i]
-			if j.state == jobDead {
-				continue
-			}
-			if j.visibleAt > now {
-				if next == 0 || j.visibleAt < next {
-					next = j.visibleAt
+		var picked jobEntry
+		next := int64(0)
+		edits = edits[:0]
+		if found {
+			err = entries(key, rec, func(x entryAt) bool {
+				switch {
+				case x.state == jobDead:
+				case x.visibleAt > now:
+					if next == 0 || x.visibleAt < next {
+						next = x.visibleAt
+					}
+				case int64(x.attempts) >= maxAttempts:
+					edits = append(edits, edit{start: x.off, end: x.end, entry: jobEntry{id: x.id, attempts: x.attempts, state: jobDead}})
+				default:
+					picked = jobEntry{id: x.id, visibleAt: now + int64(visibility), attempts: x.attempts + 1, state: jobDelivered, token: token}
+					edits = append(edits, edit{start: x.off, end: x.end, entry: picked})
+					return false
 				}
-				continue
+				return true
+			})
+			if err != nil {
+				return QueueJob{}, false, err
 			}
-			if int64(j.attempts) >= maxAttempts {
-				j.state, j.token, changed = jobDead, nil, true
-				continue
-			}
-			j.state, j.token = jobDelivered, token
-			j.attempts++
-			j.visibleAt = now + int64(visibility)
-			picked, changed = i, true
-			break
 		}
-		if changed {
-			ok, err := writeQueue(e, key, &q, rec, found)
+		if len(edits) > 0 {
+			*out = applyEdits((*out)[:0], rec, edits, 0)
+			ok, err := writeIndex(e, key, *out, rec, true)
 			if err != nil {
 				return QueueJob{}, false, err
 			}
@@ -256,19 +258,18 @@ func QueuePop(e Engine, key string, token []byte, visibility time.Duration, maxA
 				continue // another worker changed the index: read it again
 			}
 		}
-		if picked >= 0 {
-			j := q.entries[picked]
-			payload, ok, err := getAll(e, QueueJobKey(key, j.id))
+		if picked.id != 0 {
+			payload, ok, err := getAll(e, QueueJobKey(key, picked.id))
 			if err != nil {
 				return QueueJob{}, false, err
 			}
 			if !ok { // its payload key was deleted behind the queue's back
-				if _, err := settle(e, key, j.id, token, func(q *queueIndex, i int) { q.entries = slices.Delete(q.entries, i, i+1) }); err != nil {
+				if _, err := settle(e, key, picked.id, token, func(x *entryAt) *jobEntry { return nil }); err != nil {
 					return QueueJob{}, false, err
 				}
 				continue
 			}
-			return QueueJob{ID: j.id, Attempts: int64(j.attempts), Payload: payload}, true, nil
+			return QueueJob{ID: picked.id, Attempts: int64(picked.attempts), Payload: payload}, true, nil
 		}
 		left := deadline - now
 		if left <= 0 {
@@ -278,7 +279,7 @@ func QueuePop(e Engine, key string, token []byte, visibility time.Duration, maxA
 			left = min(left, next-now)
 		}
 		if !found { // an index to sleep on (a release wake-up needs a key)
-			if _, err := e.SetNX(key, (&queueIndex{next: 1}).encode(), 0); err != nil {
+			if _, err := e.SetNX(key, queueHeader(nil, 1), 0); err != nil {
 				return QueueJob{}, false, err
 			}
 			continue
@@ -289,24 +290,38 @@ func QueuePop(e Engine, key string, token []byte, visibility time.Duration, maxA
 	}
 }
 
-// settle applies fn to job id's entry while token's delivery of it is
-// still invisible; false when it is not (ran out, or gone).
-func settle(e Engine, key string, id uint64, token []byte, fn func(q *queueIndex, i int)) (bool, error) {
+// settle replaces job id's entry with what fn returns (nil: deletes it)
+// while token's delivery of it is still invisible; false when it is not
+// (ran out, or gone).
+func settle(e Engine, key string, id uint64, token []byte, fn func(x *entryAt) *jobEntry) (bool, error) {
+	buf, out := indexBuf(), indexBuf()
+	defer putIndexBuf(buf)
+	defer putIndexBuf(out)
 	for {
-		q, rec, found, err := readQueue(e, key)
+		rec, found, err := readIndex(e, key, buf)
 		if err != nil || !found {
 			return false, err
 		}
 		now := time.Now().UnixNano()
-		i := slices.IndexFunc(q.entries, func(j jobEntry) bool { return j.id == id })
-		if i < 0 {
+		var target entryAt
+		err = entries(key, rec, func(x entryAt) bool {
+			if x.id == id {
+				target = x
+			}
+			return x.id < id
+		})
+		if err != nil || target.id != id {
+			return false, err
+		}
+		if target.state != jobDelivered || target.visibleAt <= now || string(target.token) != string(token) {
 			return false, nil
 		}
-		if j := q.entries[i]; j.state != jobDelivered || j.visibleAt <= now || string(j.token) != string(token) {
-			return false, nil
+		ed := edit{start: target.off, end: target.end, drop: true}
+		if j := fn(&target); j != nil {
+			ed.drop, ed.entry = false, *j
 		}
-		fn(&q, i)
-		ok, err := writeQueue(e, key, &q, rec, found)
+		*out = applyEdits((*out)[:0], rec, []edit{ed}, 0)
+		ok, err := writeIndex(e, key, *out, rec, true)
 		if err != nil || ok {
 			return ok, err
 		}
@@ -323,7 +338,7 @@ func QueueAck(e Engine, key string, id uint64, token []byte) (bool, error) {
 	if err := checkDelivery(key, token); err != nil {
 		return false, err
 	}
-	ok, err := settle(e, key, id, token, func(q *queueIndex, i int) { q.entries = slices.Delete(q.entries, i, i+1) })
+	ok, err := settle(e, key, id, token, func(*entryAt) *jobEntry { return nil })
 	if err != nil || !ok {
 		return false, err
 	}
@@ -337,12 +352,12 @@ func QueueRelease(e Engine, key string, id uint64, token []byte, delay time.Dura
 	if err := errors.Join(checkDelivery(key, token), checkQueueTime("a delay", delay, true)); err != nil {
 		return false, err
 	}
-	return settle(e, key, id, token, func(q *queueIndex, i int) {
-		j := &q.entries[i]
-		j.state, j.token, j.visibleAt = jobReady, nil, 0
+	return settle(e, key, id, token, func(x *entryAt) *jobEntry {
+		j := jobEntry{id: x.id, attempts: x.attempts, state: jobReady}
 		if delay > 0 {
 			j.visibleAt = time.Now().Add(delay).UnixNano()
 		}
+		return &j
 	})
 }
 
@@ -351,8 +366,10 @@ func QueueTouch(e Engine, key string, id uint64, token []byte, visibility time.D
 	if err := errors.Join(checkDelivery(key, token), checkQueueTime("a visibility", visibility, false)); err != nil {
 		return false, err
 	}
-	return settle(e, key, id, token, func(q *queueIndex, i int) {
-		q.entries[i].visibleAt = time.Now().Add(visibility).UnixNano()
+	return settle(e, key, id, token, func(x *entryAt) *jobEntry {
+		j := x.jobEntry
+		j.visibleAt = time.Now().Add(visibility).UnixNano()
+		return &j
 	})
 }
 
