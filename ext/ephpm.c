@@ -13,9 +13,11 @@
 #include "php_ephpm.h"
 #include "ephpm_args.h"
 #include "ephpm_library.h"
+#include "ephpm_leader.h"
 #include "ephpm_lock.h"
 #include "ephpm_lease.h"
 #include "ephpm_lockset.h"
+#include "ephpm_queue.h"
 #include "ephpm_rwlock.h"
 #include "ephpm_semaphore.h"
 #include "ephpm_session.h"
@@ -222,6 +224,10 @@ static PHP_MINIT_FUNCTION(ephpm)
 	ephpm_lockset_init_class(register_class_Ephpm_LockSet());
 	ephpm_rwlock_init_class(register_class_Ephpm_ReadWriteLock());
 	ephpm_semaphore_init_class(register_class_Ephpm_Semaphore());
+	ephpm_leader_init_class(register_class_Ephpm_Leader());
+	register_class_Ephpm_Barrier();
+	zend_class_entry *queue_ce = register_class_Ephpm_Queue();
+	ephpm_queue_init_classes(queue_ce, register_class_Ephpm_Job());
 	php_session_register_module(&ps_mod_ephpm);
 	return SUCCESS;
 }

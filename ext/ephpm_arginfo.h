@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: 36f6726dae4e93cb9e2ceb9b329a3083555a59ab */
+ * Stub hash: e8cf409164541aea1f9370154cf8874e69b8421e */
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_get, 0, 1, IS_STRING, 1)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
@@ -173,6 +173,72 @@ ZEND_END_ARG_INFO()
 
 #define arginfo_class_Ephpm_Semaphore_remaining arginfo_class_Ephpm_Lock_remaining
 
+#define arginfo_class_Ephpm_Leader___construct arginfo_class_Ephpm_Lock___construct
+
+ZEND_BEGIN_ARG_WITH_RETURN_OBJ_INFO_EX(arginfo_class_Ephpm_Leader_campaign, 0, 2, Ephpm\\Leader, 1)
+	ZEND_ARG_TYPE_INFO(0, election, IS_STRING, 0)
+	ZEND_ARG_TYPE_INFO(0, value, IS_STRING, 0)
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, ttl, IS_DOUBLE, 0, "30")
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, wait, IS_DOUBLE, 0, "0")
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, autoRenew, _IS_BOOL, 0, "false")
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_Ephpm_Leader_current, 0, 1, IS_ARRAY, 1)
+	ZEND_ARG_TYPE_INFO(0, election, IS_STRING, 0)
+ZEND_END_ARG_INFO()
+
+#define arginfo_class_Ephpm_Leader_isLeader arginfo_ephpm_kv_flush
+
+#define arginfo_class_Ephpm_Leader_refresh arginfo_class_Ephpm_Lock_refresh
+
+#define arginfo_class_Ephpm_Leader_resign arginfo_ephpm_kv_flush
+
+#define arginfo_class_Ephpm_Leader_remaining arginfo_class_Ephpm_Lock_remaining
+
+#define arginfo_class_Ephpm_Barrier___construct arginfo_class_Ephpm_Lock___construct
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_Ephpm_Barrier_wait, 0, 3, _IS_BOOL, 0)
+	ZEND_ARG_TYPE_INFO(0, name, IS_STRING, 0)
+	ZEND_ARG_TYPE_INFO(0, parties, IS_LONG, 0)
+	ZEND_ARG_TYPE_INFO(0, timeout, IS_DOUBLE, 0)
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_INFO_EX(arginfo_class_Ephpm_Queue___construct, 0, 0, 1)
+	ZEND_ARG_TYPE_INFO(0, name, IS_STRING, 0)
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, visibility, IS_DOUBLE, 0, "30")
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, maxAttempts, IS_LONG, 0, "5")
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_Ephpm_Queue_push, 0, 1, IS_STRING, 0)
+	ZEND_ARG_TYPE_INFO(0, payload, IS_STRING, 0)
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, delay, IS_DOUBLE, 0, "0")
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_WITH_RETURN_OBJ_INFO_EX(arginfo_class_Ephpm_Queue_pop, 0, 0, Ephpm\\Job, 1)
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, wait, IS_DOUBLE, 0, "0")
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_Ephpm_Queue_size, 0, 0, IS_LONG, 0)
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_Ephpm_Queue_dead, 0, 0, IS_ARRAY, 0)
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, limit, IS_LONG, 0, "100")
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_Ephpm_Queue_retry, 0, 0, IS_LONG, 0)
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, id, IS_STRING, 1, "null")
+ZEND_END_ARG_INFO()
+
+#define arginfo_class_Ephpm_Job___construct arginfo_class_Ephpm_Lock___construct
+
+#define arginfo_class_Ephpm_Job_ack arginfo_ephpm_kv_flush
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_class_Ephpm_Job_release, 0, 0, _IS_BOOL, 0)
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, delay, IS_DOUBLE, 0, "0")
+ZEND_END_ARG_INFO()
+
+#define arginfo_class_Ephpm_Job_touch arginfo_ephpm_kv_flush
+
 
 ZEND_FUNCTION(ephpm_kv_get);
 ZEND_FUNCTION(ephpm_kv_set);
@@ -219,6 +285,25 @@ ZEND_METHOD(Ephpm_Semaphore, refresh);
 ZEND_METHOD(Ephpm_Semaphore, release);
 ZEND_METHOD(Ephpm_Semaphore, isAcquired);
 ZEND_METHOD(Ephpm_Semaphore, remaining);
+ZEND_METHOD(Ephpm_Leader, __construct);
+ZEND_METHOD(Ephpm_Leader, campaign);
+ZEND_METHOD(Ephpm_Leader, current);
+ZEND_METHOD(Ephpm_Leader, isLeader);
+ZEND_METHOD(Ephpm_Leader, refresh);
+ZEND_METHOD(Ephpm_Leader, resign);
+ZEND_METHOD(Ephpm_Leader, remaining);
+ZEND_METHOD(Ephpm_Barrier, __construct);
+ZEND_METHOD(Ephpm_Barrier, wait);
+ZEND_METHOD(Ephpm_Queue, __construct);
+ZEND_METHOD(Ephpm_Queue, push);
+ZEND_METHOD(Ephpm_Queue, pop);
+ZEND_METHOD(Ephpm_Queue, size);
+ZEND_METHOD(Ephpm_Queue, dead);
+ZEND_METHOD(Ephpm_Queue, retry);
+ZEND_METHOD(Ephpm_Job, __construct);
+ZEND_METHOD(Ephpm_Job, ack);
+ZEND_METHOD(Ephpm_Job, release);
+ZEND_METHOD(Ephpm_Job, touch);
 
 
 static const zend_function_entry ext_functions[] = {
@@ -297,6 +382,45 @@ static const zend_function_entry class_Ephpm_Semaphore_methods[] = {
 	ZEND_ME(Ephpm_Semaphore, release, arginfo_class_Ephpm_Semaphore_release, ZEND_ACC_PUBLIC)
 	ZEND_ME(Ephpm_Semaphore, isAcquired, arginfo_class_Ephpm_Semaphore_isAcquired, ZEND_ACC_PUBLIC)
 	ZEND_ME(Ephpm_Semaphore, remaining, arginfo_class_Ephpm_Semaphore_remaining, ZEND_ACC_PUBLIC)
+	ZEND_FE_END
+};
+
+
+static const zend_function_entry class_Ephpm_Leader_methods[] = {
+	ZEND_ME(Ephpm_Leader, __construct, arginfo_class_Ephpm_Leader___construct, ZEND_ACC_PRIVATE)
+	ZEND_ME(Ephpm_Leader, campaign, arginfo_class_Ephpm_Leader_campaign, ZEND_ACC_PUBLIC|ZEND_ACC_STATIC)
+	ZEND_ME(Ephpm_Leader, current, arginfo_class_Ephpm_Leader_current, ZEND_ACC_PUBLIC|ZEND_ACC_STATIC)
+	ZEND_ME(Ephpm_Leader, isLeader, arginfo_class_Ephpm_Leader_isLeader, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_Leader, refresh, arginfo_class_Ephpm_Leader_refresh, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_Leader, resign, arginfo_class_Ephpm_Leader_resign, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_Leader, remaining, arginfo_class_Ephpm_Leader_remaining, ZEND_ACC_PUBLIC)
+	ZEND_FE_END
+};
+
+
+static const zend_function_entry class_Ephpm_Barrier_methods[] = {
+	ZEND_ME(Ephpm_Barrier, __construct, arginfo_class_Ephpm_Barrier___construct, ZEND_ACC_PRIVATE)
+	ZEND_ME(Ephpm_Barrier, wait, arginfo_class_Ephpm_Barrier_wait, ZEND_ACC_PUBLIC|ZEND_ACC_STATIC)
+	ZEND_FE_END
+};
+
+
+static const zend_function_entry class_Ephpm_Queue_methods[] = {
+	ZEND_ME(Ephpm_Queue, __construct, arginfo_class_Ephpm_Queue___construct, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_Queue, push, arginfo_class_Ephpm_Queue_push, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_Queue, pop, arginfo_class_Ephpm_Queue_pop, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_Queue, size, arginfo_class_Ephpm_Queue_size, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_Queue, dead, arginfo_class_Ephpm_Queue_dead, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_Queue, retry, arginfo_class_Ephpm_Queue_retry, ZEND_ACC_PUBLIC)
+	ZEND_FE_END
+};
+
+
+static const zend_function_entry class_Ephpm_Job_methods[] = {
+	ZEND_ME(Ephpm_Job, __construct, arginfo_class_Ephpm_Job___construct, ZEND_ACC_PRIVATE)
+	ZEND_ME(Ephpm_Job, ack, arginfo_class_Ephpm_Job_ack, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_Job, release, arginfo_class_Ephpm_Job_release, ZEND_ACC_PUBLIC)
+	ZEND_ME(Ephpm_Job, touch, arginfo_class_Ephpm_Job_touch, ZEND_ACC_PUBLIC)
 	ZEND_FE_END
 };
 
@@ -510,6 +634,110 @@ static zend_class_entry *register_class_Ephpm_Semaphore(void)
 	zend_string *property_permits_name = zend_string_init("permits", sizeof("permits") - 1, 1);
 	zend_declare_typed_property(class_entry, property_permits_name, &property_permits_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_LONG));
 	zend_string_release(property_permits_name);
+
+	return class_entry;
+}
+
+static zend_class_entry *register_class_Ephpm_Leader(void)
+{
+	zend_class_entry ce, *class_entry;
+
+	INIT_NS_CLASS_ENTRY(ce, "Ephpm", "Leader", class_Ephpm_Leader_methods);
+	class_entry = zend_register_internal_class_ex(&ce, NULL);
+	class_entry->ce_flags |= ZEND_ACC_FINAL|ZEND_ACC_NO_DYNAMIC_PROPERTIES|ZEND_ACC_NOT_SERIALIZABLE;
+
+	zval property_election_default_value;
+	ZVAL_UNDEF(&property_election_default_value);
+	zend_string *property_election_name = zend_string_init("election", sizeof("election") - 1, 1);
+	zend_declare_typed_property(class_entry, property_election_name, &property_election_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_STRING));
+	zend_string_release(property_election_name);
+
+	zval property_value_default_value;
+	ZVAL_UNDEF(&property_value_default_value);
+	zend_string *property_value_name = zend_string_init("value", sizeof("value") - 1, 1);
+	zend_declare_typed_property(class_entry, property_value_name, &property_value_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_STRING));
+	zend_string_release(property_value_name);
+
+	zval property_term_default_value;
+	ZVAL_UNDEF(&property_term_default_value);
+	zend_string *property_term_name = zend_string_init("term", sizeof("term") - 1, 1);
+	zend_declare_typed_property(class_entry, property_term_name, &property_term_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_LONG));
+	zend_string_release(property_term_name);
+
+	return class_entry;
+}
+
+static zend_class_entry *register_class_Ephpm_Barrier(void)
+{
+	zend_class_entry ce, *class_entry;
+
+	INIT_NS_CLASS_ENTRY(ce, "Ephpm", "Barrier", class_Ephpm_Barrier_methods);
+	class_entry = zend_register_internal_class_ex(&ce, NULL);
+	class_entry->ce_flags |= ZEND_ACC_FINAL|ZEND_ACC_NOT_SERIALIZABLE;
+
+	return class_entry;
+}
+
+static zend_class_entry *register_class_Ephpm_Queue(void)
+{
+	zend_class_entry ce, *class_entry;
+
+	INIT_NS_CLASS_ENTRY(ce, "Ephpm", "Queue", class_Ephpm_Queue_methods);
+	class_entry = zend_register_internal_class_ex(&ce, NULL);
+	class_entry->ce_flags |= ZEND_ACC_FINAL|ZEND_ACC_NO_DYNAMIC_PROPERTIES|ZEND_ACC_NOT_SERIALIZABLE;
+
+	zval property_name_default_value;
+	ZVAL_UNDEF(&property_name_default_value);
+	zend_string *property_name_name = zend_string_init("name", sizeof("name") - 1, 1);
+	zend_declare_typed_property(class_entry, property_name_name, &property_name_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_STRING));
+	zend_string_release(property_name_name);
+
+	zval property_visibility_default_value;
+	ZVAL_UNDEF(&property_visibility_default_value);
+	zend_string *property_visibility_name = zend_string_init("visibility", sizeof("visibility") - 1, 1);
+	zend_declare_typed_property(class_entry, property_visibility_name, &property_visibility_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_DOUBLE));
+	zend_string_release(property_visibility_name);
+
+	zval property_maxAttempts_default_value;
+	ZVAL_UNDEF(&property_maxAttempts_default_value);
+	zend_string *property_maxAttempts_name = zend_string_init("maxAttempts", sizeof("maxAttempts") - 1, 1);
+	zend_declare_typed_property(class_entry, property_maxAttempts_name, &property_maxAttempts_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_LONG));
+	zend_string_release(property_maxAttempts_name);
+
+	return class_entry;
+}
+
+static zend_class_entry *register_class_Ephpm_Job(void)
+{
+	zend_class_entry ce, *class_entry;
+
+	INIT_NS_CLASS_ENTRY(ce, "Ephpm", "Job", class_Ephpm_Job_methods);
+	class_entry = zend_register_internal_class_ex(&ce, NULL);
+	class_entry->ce_flags |= ZEND_ACC_FINAL|ZEND_ACC_NO_DYNAMIC_PROPERTIES|ZEND_ACC_NOT_SERIALIZABLE;
+
+	zval property_queue_default_value;
+	ZVAL_UNDEF(&property_queue_default_value);
+	zend_string *property_queue_name = zend_string_init("queue", sizeof("queue") - 1, 1);
+	zend_declare_typed_property(class_entry, property_queue_name, &property_queue_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_STRING));
+	zend_string_release(property_queue_name);
+
+	zval property_id_default_value;
+	ZVAL_UNDEF(&property_id_default_value);
+	zend_string *property_id_name = zend_string_init("id", sizeof("id") - 1, 1);
+	zend_declare_typed_property(class_entry, property_id_name, &property_id_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_STRING));
+	zend_string_release(property_id_name);
+
+	zval property_payload_default_value;
+	ZVAL_UNDEF(&property_payload_default_value);
+	zend_string *property_payload_name = zend_string_init("payload", sizeof("payload") - 1, 1);
+	zend_declare_typed_property(class_entry, property_payload_name, &property_payload_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_STRING));
+	zend_string_release(property_payload_name);
+
+	zval property_attempts_default_value;
+	ZVAL_UNDEF(&property_attempts_default_value);
+	zend_string *property_attempts_name = zend_string_init("attempts", sizeof("attempts") - 1, 1);
+	zend_declare_typed_property(class_entry, property_attempts_name, &property_attempts_default_value, ZEND_ACC_PUBLIC|ZEND_ACC_READONLY, NULL, (zend_type) ZEND_TYPE_INIT_MASK(MAY_BE_LONG));
+	zend_string_release(property_attempts_name);
 
 	return class_entry;
 }

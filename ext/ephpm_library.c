@@ -352,3 +352,11 @@ void ephpm_throw_store_error(const ephpm_kv_error *err)
 	throw_kv(err->code, ZSTR_VAL(msg));
 	zend_string_release(msg);
 }
+
+void ephpm_throw_missing_ops(const char *what)
+{
+	char msg[256];
+	snprintf(msg, sizeof msg, "ephpm-kv: the library has no %s operations: build it and the extension from the "
+		"same source", what);
+	throw_kv(EPHPM_KV_E_CONFIG, msg);
+}

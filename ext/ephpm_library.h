@@ -41,6 +41,11 @@ void ephpm_throw_store_error(const ephpm_kv_error *err);
 #define EPHPM_OPS_HAS(ops, member) \
 	((ops)->struct_size >= offsetof(ephpm_kv_ops, member) + sizeof((ops)->member) && (ops)->member)
 
+/* The KvException (CONFIG) for a library whose table lacks the operations
+ * what names ("leader election"): one older than the extension. For a
+ * caller that found !EPHPM_OPS_HAS. */
+void ephpm_throw_missing_ops(const char *what);
+
 /* The engine that runs, or before first use the one it starts, from the
  * settings: ephpm.server set, the server; else the shared segment when
  * ephpm.shm_size > 0 (NONE when it cannot be used: first use throws); else

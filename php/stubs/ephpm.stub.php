@@ -352,4 +352,121 @@ namespace Ephpm {
          */
         public function remaining(): float {}
     }
+
+    /**
+     * Leader election: at most one leader of an election at a time, for its
+     * TTL, with a term that is a fence (greater than every fence issued
+     * before it, Locks' too). The record under $election is the leader's
+     * value, term and a random token; resign() and refresh() are
+     * compare-and-delete and owner-only renewal, as a Lock's.
+     */
+    final class Leader
+    {
+        /** The election's key. */
+        public readonly string $election;
+        /** What this leader published: current() shows it to everyone. */
+        public readonly string $value;
+        /** This leadership's fence: strictly greater than every earlier term. */
+        public readonly int $term;
+
+        private function __construct() {}
+
+        /**
+         * Leads $election with $value for $ttl seconds, or tries until $wait
+         * seconds pass: null while someone else leads. $autoRenew renews it
+         * every $ttl/3 until resign() (or the end of the request).
+         */
+        public static function campaign(string $election, string $value, float $ttl = 30, float $wait = 0,
+            bool $autoRenew = false): ?Leader {}
+
+        /**
+         * The current leader: ['value' => string, 'term' => int, 'remaining' => float seconds], or null when
+         * nobody leads.
+         * @return array{value: string, term: int, remaining: float}|null
+         */
+        public static function current(string $election): ?array {}
+
+        /** Still the leader: a read of its expiry, which it never extends. */
+        public function isLeader(): bool {}
+
+        /** Renews the leadership to $ttl seconds (default: the campaign TTL); false if lost. */
+        public function refresh(?float $ttl = null): bool {}
+
+        /** Steps down (compare-and-delete); false when no longer the leader. */
+        public function resign(): bool {}
+
+        /** Seconds left of the leadership; 0.0 when lost or resigned. */
+        public function remaining(): float {}
+    }
+
+    /**
+     * A reusable barrier: wait() returns true for all $parties callers of a
+     * name together, once the last one arrives.
+     */
+    final class Barrier
+    {
+        private function __construct() {}
+
+        /**
+         * Waits until $parties (1 to 1024) callers have arrived at $name, at most
+         * $timeout seconds: true when all pass, false on timeout (the arrival is
+         * withdrawn, so a later round counts right).
+         */
+        public static function wait(string $name, int $parties, float $timeout): bool {}
+    }
+
+    /**
+     * A reliable queue, at-least-once: a popped job is invisible to other
+     * workers for $visibility seconds and comes back unless acknowledged;
+     * after $maxAttempts deliveries it goes to the dead list.
+     */
+    final class Queue
+    {
+        public readonly string $name;
+        public readonly float $visibility;
+        public readonly int $maxAttempts;
+
+        public function __construct(string $name, float $visibility = 30, int $maxAttempts = 5) {}
+
+        /** Queues $payload, visible after $delay seconds; returns the job's id. */
+        public function push(string $payload, float $delay = 0): string {}
+
+        /** The oldest visible job, waiting up to $wait seconds for one; null if none came. */
+        public function pop(float $wait = 0): ?Job {}
+
+        /** Jobs queued, delayed or delivered and not acknowledged (the dead ones not counted). */
+        public function size(): int {}
+
+        /**
+         * The dead list, oldest first: at most $limit jobs.
+         * @return list<array{id: string, payload: string, attempts: int}>
+         */
+        public function dead(int $limit = 100): array {}
+
+        /** Moves dead job $id (null: all of them) back to the queue with its attempts reset; how many moved. */
+        public function retry(?string $id = null): int {}
+    }
+
+    /**
+     * One delivery of a queued job (Queue::pop()).
+     */
+    final class Job
+    {
+        public readonly string $queue;
+        public readonly string $id;
+        public readonly string $payload;
+        /** Deliveries of this job, this one included. */
+        public readonly int $attempts;
+
+        private function __construct() {}
+
+        /** Done: deletes the job. False once its visibility ran out (another worker may have it). */
+        public function ack(): bool {}
+
+        /** Gives the job back, visible again after $delay seconds; false once its visibility ran out. */
+        public function release(float $delay = 0): bool {}
+
+        /** Extends the job's invisibility to the queue's visibility from now; false once it ran out. */
+        public function touch(): bool {}
+    }
 }
