@@ -18,8 +18,8 @@ mkdir -p "$app"
 # Debian package -> Composer name; the version is Debian's upstream part
 # (8.83.26+dfsg-2 -> 8.83.26, 6.4.0~rc1-1 -> 6.4.0).
 packages=() requires=()
-for pair in php-symfony-lock:symfony/lock php-symfony-cache:symfony/cache php-laravel-framework:laravel/framework \
-  php-psr-simple-cache:psr/simple-cache; do
+for pair in php-symfony-lock:symfony/lock php-symfony-cache:symfony/cache php-symfony-messenger:symfony/messenger \
+  php-laravel-framework:laravel/framework php-psr-simple-cache:psr/simple-cache; do
   v=$(dpkg-query -W -f='${Status} ${Version}' "${pair%%:*}" 2>/dev/null | awk '/install ok installed/ {print $4}')
   [ -n "$v" ] || continue
   v=${v#*:}

@@ -13,7 +13,9 @@ for extra in "$@"; do
     server-tests) need+=(php8.2-fpm libfcgi-bin php8.2-redis redis-tools) ;;
     redis) need+=(redis-server redis-tools) ;; # the Redis backend's tests (Go, phpt) against Debian's Redis 7; redis-cli builds the Redis Cluster
     # the framework bridges' PHPUnit suites (php/tests/), on Debian's framework packages; composer installs the bridge
+    # (Messenger's suite runs messenger:consume: Console, EventDispatcher)
     bridges) need+=(phpunit php-symfony-lock php-symfony-cache php-symfony-dependency-injection php-symfony-config php-symfony-yaml
+      php-symfony-messenger php-symfony-console php-symfony-event-dispatcher
       php-laravel-framework wordpress php-psr-simple-cache composer) ;;
     # composer validate; systemd-analyze, systemd-sysusers and setpriv for the
     # unit's test; php-fpm -t for the pool snippets; lintian and man for the .debs

@@ -31,12 +31,14 @@ setup=3 # raised when ensure's steps change, so an older chroot is rebuilt
 # What the lanes need, by trixie's names (build/deps.sh has bookworm's):
 # PHP 8.4 with phpize and php-fpm; gcc and make for phpize builds (and
 # library_older_table.phpt's cc); cgi-fcgi for the php-fpm proof; composer and the bridges' PHPUnit suites on Debian's
-# framework packages (phpunit, Symfony Lock/Cache and the container that
-# loads php/config/symfony.yaml, Laravel, PSR-16,
+# framework packages (phpunit, Symfony Lock/Cache, Messenger with the
+# Console and EventDispatcher that messenger:consume runs on, the container
+# that loads php/config/symfony.yaml, Laravel, PSR-16,
 # WordPress); redis-server and openssl for the phpt tests that start a
 # Redis (and the redis mode). The ephpm-kv server is the host's static build.
 packages=(php8.4-cli php8.4-dev php8.4-fpm libfcgi-bin gcc make libc6-dev
   phpunit composer php-symfony-lock php-symfony-cache php-symfony-dependency-injection php-symfony-config php-symfony-yaml
+  php-symfony-messenger php-symfony-console php-symfony-event-dispatcher
   php-laravel-framework php-psr-simple-cache wordpress
   redis-server openssl)
 

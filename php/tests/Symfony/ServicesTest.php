@@ -4,11 +4,16 @@ declare(strict_types=1);
 
 namespace Ephpm\Bridge\Tests\Symfony;
 
+use Ephpm\Bridge\Symfony\Messenger\EphpmTransport;
+use Ephpm\Bridge\Symfony\Messenger\EphpmTransportFactory;
 use PHPUnit\Framework\TestCase;
 use Symfony\Component\Config\FileLocator;
+use Symfony\Component\DependencyInjection\Argument\TaggedIteratorArgument;
 use Symfony\Component\DependencyInjection\ContainerBuilder;
 use Symfony\Component\DependencyInjection\Loader\YamlFileLoader;
 use Symfony\Component\Lock\LockFactory;
+use Symfony\Component\Messenger\Transport\Serialization\PhpSerializer;
+use Symfony\Component\Messenger\Transport\TransportFactory;
 
 /** config/symfony.yaml, the services the README tells a Symfony application to import, in a real container. */
 final class ServicesTest extends TestCase
@@ -66,5 +71,30 @@ final class ServicesTest extends TestCase
         $this->assertSame('built', $cache->get('report', $compute));
         $this->assertSame('built', $cache->get('report', $compute));
         $this->assertSame(1, $calls);
+    }
+
+    /** The ephpm:// transport factory, as FrameworkBundle finds it: by its tag, in the transport factory it builds. */
+    public function testMessengerTransportFactoryIsTagged(): void
+    {
+        $container = new ContainerBuilder();
+        (new YamlFileLoader($container, new FileLocator(self::configDir())))->load('symfony.yaml');
+        $tagged = $container->findTaggedServiceIds('messenger.transport_factory');
+        $this->assertSame(['ephpm.messenger.transport_factory'], array_keys($tagged));
+        $this->assertSame(EphpmTransportFactory::class, $container->getDefinition('ephpm.messenger.transport_factory')->getClass());
+
+        $messenger = '/usr/share/php/Symfony/Component/Messenger/autoload.php';
+        if (!is_file($messenger)) {
+            $this->markTestSkipped("Symfony's Messenger component is not installed (build/deps.sh bridges)");
+        }
+        require_once $messenger;
+        // FrameworkBundle's messenger.transport_factory: every tagged factory
+        $container->register('messenger.transport_factory', TransportFactory::class)
+            ->setArguments([new TaggedIteratorArgument('messenger.transport_factory')])
+            ->setPublic(true);
+        $container->compile();
+        $transport = $container->get('messenger.transport_factory')->createTransport('ephpm://svc?visibility=12', [], new PhpSerializer());
+        $this->assertInstanceOf(EphpmTransport::class, $transport);
+        $this->assertSame('sf-messenger:svc', $transport->getQueue()->name);
+        $this->assertEquals(12.0, $transport->getQueue()->visibility);
     }
 }
