@@ -11,10 +11,12 @@ import (
 // A reliable queue, at-least-once, composed of Get, SetNX, SetIfEq and Del,
 // so it runs on every engine. The queue's key holds its index:
 //
-//	'Q' | version | 6 bytes zero | next id (uint64) | entries, by id
+//	'Q' | version | spare's length (uint32, queueroom.go) | 2 bytes zero | next id (uint64) | entries, by id
 //
 // each entry being id (uint64) | visible at (int64, Unix ns; 0: at once) |
-// attempts (uint32) | state (byte) | token length (byte) | token. A job's
+// attempts (uint32) | state (byte) | 1 byte zero | the delivery's token's
+// fingerprint (uint64, FNV-1a; 0 unless delivered), 30 bytes whatever the
+// token, so that a pop or a release never grows the index. A job's
 // payload is its own key, key + ":job:" + id, written (SetNX, which claims
 // the id) before the index names it and deleted after the index lets it go.
 // Every change of the index is one SetIfEq, so a worker killed at any point
@@ -28,15 +30,15 @@ import (
 
 const (
 	queueMagic   = 'Q'
-	queueVersion = 1
+	queueVersion = 2
 	queueHead    = 16
-	queueEntry   = 22 // without the token
+	queueEntry   = 30
 )
 
 // Job states in the index.
 const (
 	jobReady     = 0 // visible at visibleAt
-	jobDelivered = 1 // invisible until visibleAt, held by token
+	jobDelivered = 1 // invisible until visibleAt, held by the token of fingerprint fp
 	jobDead      = 2
 )
 
@@ -50,15 +52,22 @@ type jobEntry struct {
 	visibleAt int64
 	attempts  uint32
 	state     byte
-	token     []byte
+	fp        uint64
+}
+
+// fingerprint is a delivery token's FNV-1a hash: a token matches an entry
+// when their fingerprints do (a random token's chance of another's is
+// 2^-64); never 0.
+func fingerprint(token []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range token {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h | 1
 }
 
 func (q *queueIndex) encode() []byte {
-	n := queueHead
-	for _, j := range q.entries {
-		n += queueEntry + len(j.token)
-	}
-	rec := queueHeader(make([]byte, 0, n), q.next)
+	rec := queueHeader(make([]byte, 0, queueHead+queueEntry*len(q.entries)), q.next)
 	for i := range q.entries {
 		rec = appendEntry(rec, &q.entries[i])
 	}
@@ -179,9 +188,14 @@ func QueuePush(e Engine, key string, payload []byte, delay time.Duration) (uint6
 			})
 			if err == nil {
 				*out = applyEdits((*out)[:0], rec, []edit{{start: at, end: at, entry: j}}, id+1)
-				var ok bool
-				if ok, err = writeIndex(e, key, *out, rec, found); ok {
-					return id, nil
+				// Room for the next pop's index before this one is
+				// written: never a queue too full to drain.
+				if err = ensureQueueRoom(e, key, *out); err == nil {
+					var ok bool
+					if ok, err = put(e, key, *out, rec, found, 0); ok {
+						return id, nil // not writeIndex: a push never takes the spare
+					}
+					err = fullIndex(key, err)
 				}
 			}
 		}
@@ -196,11 +210,15 @@ func QueuePush(e Engine, key string, payload []byte, delay time.Duration) (uint6
 // none: false when another writer came first. An index too large for the
 // store is ErrFull: the queue holds too much.
 func writeIndex(e Engine, key string, rec, old []byte, found bool) (bool, error) {
-	ok, err := put(e, key, rec, old, found, 0)
+	ok, err := putIndex(e, key, rec, old, found)
+	return ok, fullIndex(key, err)
+}
+
+func fullIndex(key string, err error) error {
 	if errors.Is(err, ErrValueTooLarge) {
 		err = fmt.Errorf("%w: the index of queue %q would outgrow the largest value (%v)", ErrFull, key, err)
 	}
-	return ok, err
+	return err
 }
 
 // QueuePop delivers the oldest visible job to token (1 to MaxLeaseToken
@@ -238,7 +256,7 @@ func QueuePop(e Engine, key string, token []byte, visibility time.Duration, maxA
 				case int64(x.attempts) >= maxAttempts:
 					edits = append(edits, edit{start: x.off, end: x.end, entry: jobEntry{id: x.id, attempts: x.attempts, state: jobDead}})
 				default:
-					picked = jobEntry{id: x.id, visibleAt: now + int64(visibility), attempts: x.attempts + 1, state: jobDelivered, token: token}
+					picked = jobEntry{id: x.id, visibleAt: now + int64(visibility), attempts: x.attempts + 1, state: jobDelivered, fp: fingerprint(token)}
 					edits = append(edits, edit{start: x.off, end: x.end, entry: picked})
 					return false
 				}
@@ -313,7 +331,7 @@ func settle(e Engine, key string, id uint64, token []byte, fn func(x *entryAt) *
 		if err != nil || target.id != id {
 			return false, err
 		}
-		if target.state != jobDelivered || target.visibleAt <= now || string(target.token) != string(token) {
+		if target.state != jobDelivered || target.visibleAt <= now || target.fp != fingerprint(token) {
 			return false, nil
 		}
 		ed := edit{start: target.off, end: target.end, drop: true}
@@ -440,7 +458,7 @@ func QueueRetry(e Engine, key string, maxAttempts int64, id uint64) (int64, erro
 		for i := range q.entries {
 			j := &q.entries[i]
 			if (id == 0 || j.id == id) && j.dead(now, maxAttempts) {
-				j.state, j.token, j.visibleAt, j.attempts = jobReady, nil, 0, 0
+				j.state, j.fp, j.visibleAt, j.attempts = jobReady, 0, 0, 0
 				n++
 			}
 		}

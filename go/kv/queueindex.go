@@ -20,16 +20,15 @@ type entryAt struct {
 // readEntry decodes the entry at off; false when rec is cut there.
 func readEntry(rec []byte, off int) (entryAt, bool) {
 	p := rec[off:]
-	if len(p) < queueEntry || len(p) < queueEntry+int(p[21]) {
+	if len(p) < queueEntry {
 		return entryAt{}, false
 	}
-	n := int(p[21])
-	return entryAt{off: off, end: off + queueEntry + n, jobEntry: jobEntry{
+	return entryAt{off: off, end: off + queueEntry, jobEntry: jobEntry{
 		id:        binary.LittleEndian.Uint64(p),
 		visibleAt: int64(binary.LittleEndian.Uint64(p[8:])),
 		attempts:  binary.LittleEndian.Uint32(p[16:]),
 		state:     p[20],
-		token:     p[queueEntry : queueEntry+n],
+		fp:        binary.LittleEndian.Uint64(p[22:]),
 	}}, true
 }
 
@@ -37,8 +36,8 @@ func appendEntry(dst []byte, j *jobEntry) []byte {
 	dst = binary.LittleEndian.AppendUint64(dst, j.id)
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(j.visibleAt))
 	dst = binary.LittleEndian.AppendUint32(dst, j.attempts)
-	dst = append(dst, j.state, byte(len(j.token)))
-	return append(dst, j.token...)
+	dst = append(dst, j.state, 0)
+	return binary.LittleEndian.AppendUint64(dst, j.fp)
 }
 
 func queueHeader(dst []byte, next uint64) []byte {
@@ -46,9 +45,9 @@ func queueHeader(dst []byte, next uint64) []byte {
 	return binary.LittleEndian.AppendUint64(dst, next)
 }
 
-// checkIndex validates rec's header; every entry is checked as it is read.
+// checkIndex validates rec's header and length (a whole number of entries).
 func checkIndex(key string, rec []byte) error {
-	if len(rec) < queueHead || rec[0] != queueMagic || rec[1] != queueVersion {
+	if len(rec) < queueHead || rec[0] != queueMagic || rec[1] != queueVersion || (len(rec)-queueHead)%queueEntry != 0 {
 		return errNotQueue(key)
 	}
 	return nil

@@ -9,21 +9,21 @@ import (
 	"github.com/ephpm/ephpm-kv/store"
 )
 
-// An index cut short, or with an entry whose token runs past its end, is
+// An index cut short (in its header or an entry), or of another format, is
 // refused as another kind of value by every queue operation: never read
 // past, never rewritten.
 func TestQueueIndexCutShortIsRefused(t *testing.T) {
 	s := store.New(store.Config{})
 	defer s.Close()
-	head := []byte{'Q', 1, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0}
-	entry := make([]byte, 22)
-	entry[0], entry[21] = 1, 40 // id 1, a 40-byte token that is not there
+	head := []byte{'Q', 2, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0}
+	entry := make([]byte, 30)
+	entry[0] = 1 // id 1
 	for name, rec := range map[string][]byte{
-		"header cut":      head[:10],
-		"entry cut":       append(append([]byte(nil), head...), entry[:12]...),
-		"token past end":  append(append([]byte(nil), head...), entry...),
-		"another magic":   append([]byte{'R'}, head[1:]...),
-		"another version": append([]byte{'Q', 2}, head[2:]...),
+		"header cut":       head[:10],
+		"entry cut":        append(append([]byte(nil), head...), entry[:12]...),
+		"second entry cut": append(append(append([]byte(nil), head...), entry...), entry[:29]...),
+		"another magic":    append([]byte{'R'}, head[1:]...),
+		"another version":  append([]byte{'Q', 1}, head[2:]...),
 	} {
 		if err := s.Set("q", rec, 0); err != nil {
 			t.Fatal(err)

@@ -216,3 +216,56 @@ func checkQueueConcurrent(h *harness) {
 		t.Errorf("size after every job was acknowledged: %d, %v", n, err)
 	}
 }
+
+// A full store refuses a push with ErrFull and keeps every job queued
+// before it, each whole; and it can be drained (the queue's spare room,
+// kv/queueroom.go), but where the engine's memory accounting moves by
+// MemorySlack besides its entries (a Redis's client buffers): there a pop
+// over the limit may be refused too, and the jobs are checked by reading.
+func checkQueueFull(h *harness) {
+	t := h.t
+	key := h.target.fullName("q:full")
+	pushed := map[uint64]string{}
+	var err error
+	for i := 0; i < 100000; i++ {
+		payload := fmt.Sprintf("%06d:%s", i, strings.Repeat("p", 1000))
+		var id uint64
+		if id, err = kv.QueuePush(h.e, key, []byte(payload), 0); err != nil {
+			break
+		}
+		pushed[id] = payload
+	}
+	if !errors.Is(err, kv.ErrFull) || len(pushed) == 0 {
+		t.Fatalf("pushes until the store is full: %d, then %v, want kv.ErrFull", len(pushed), err)
+	}
+	if n, err := kv.QueueSize(h.e, key, 5); n != int64(len(pushed)) || err != nil {
+		t.Errorf("size of the full queue: %d, %v; %d pushed", n, err, len(pushed))
+	}
+	for id, payload := range pushed {
+		if v, ok := h.get(kv.QueueJobKey(key, id)); !ok || v != payload {
+			t.Errorf("job %d's payload on the full store: %.10q, %v", id, v, ok)
+		}
+	}
+	got := 0
+	for {
+		j, ok, err := kv.QueuePop(h.e, key, []byte("drain"), time.Hour, 5, 0)
+		if errors.Is(err, kv.ErrFull) && h.target.MemorySlack > 0 {
+			t.Logf("pop refused over the limit after %d jobs: %v", got, err)
+			return
+		}
+		if err != nil {
+			t.Fatalf("pop from a full store after %d jobs: %v", got, err)
+		}
+		if !ok {
+			break
+		}
+		if pushed[j.ID] != string(j.Payload) {
+			t.Errorf("job %d: %.10q, pushed %.10q", j.ID, j.Payload, pushed[j.ID])
+		}
+		delete(pushed, j.ID)
+		got++
+	}
+	if len(pushed) != 0 {
+		t.Errorf("%d jobs queued before the store filled were lost (%d came out)", len(pushed), got)
+	}
+}

@@ -208,6 +208,7 @@ func Run(t *testing.T, target Target) {
 		{"Barrier", DefaultConfig, checkBarrier},
 		{"Queue", DefaultConfig, checkQueue},
 		{"QueueConcurrent", DefaultConfig, checkQueueConcurrent},
+		{"QueueFull", fullConfig, checkQueueFull},
 		{"CacheSetEvictable", DefaultConfig, checkCacheSetEvictable},
 		{"CacheSetNXEvictable", DefaultConfig, checkCacheSetNXEvictable},
 		{"CacheHeldNeverEvicted", fullConfig, checkCacheHeldNeverEvicted},
