@@ -6,6 +6,7 @@ package store
 
 import (
 	"fmt"
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,6 +72,7 @@ type Store struct {
 	evicted     *xsync.Counter
 	lastReclaim atomic.Int64 // nanotime of the last full reclaim of expired entries
 
+	scanSeed maphash.Seed              // the order of Scan's walk (scan.go)
 	fm       fenceMarks                // issues fences; never reset, not even by Flush
 	fences   *xsync.Map[string, int64] // highest fence seen per resource
 	fenceMem atomic.Int64              // bytes of used that the fence records hold
@@ -91,6 +93,7 @@ func New(cfg Config) *Store {
 	s := &Store{
 		cfg:      cfg.withDefaults(),
 		m:        xsync.NewMap[string, *item](),
+		scanSeed: maphash.MakeSeed(),
 		fences:   xsync.NewMap[string, int64](),
 		hits:     xsync.NewCounter(),
 		misses:   xsync.NewCounter(),

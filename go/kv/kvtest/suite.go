@@ -209,6 +209,7 @@ func Run(t *testing.T, target Target) {
 		{"Queue", DefaultConfig, checkQueue},
 		{"QueueConcurrent", DefaultConfig, checkQueueConcurrent},
 		{"QueueFull", fullConfig, checkQueueFull},
+		{"Scan", DefaultConfig, checkScan},
 		{"CacheSetEvictable", DefaultConfig, checkCacheSetEvictable},
 		{"CacheSetNXEvictable", DefaultConfig, checkCacheSetNXEvictable},
 		{"CacheHeldNeverEvicted", fullConfig, checkCacheHeldNeverEvicted},
