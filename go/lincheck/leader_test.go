@@ -78,3 +78,17 @@ func TestLeaderModelCatchesWrongTerm(t *testing.T) {
 		t.Errorf("a current leader of an election nobody won passed")
 	}
 }
+
+// TestEtcdLeaderElectionStoppedIsLinearizable: leader elections on the etcd
+// cluster while its leader is SIGSTOPped for 1 s every 1.5 s, as the lock
+// test has it.
+func TestEtcdLeaderElectionStoppedIsLinearizable(t *testing.T) {
+	faultTest(t)
+	c := startEtcd(t)
+	w := etcdWorkload
+	w.Duration, w.Leader = 6*time.Second, true
+	v, rec, o := etcdRun(t, c, w, func(o *outages, _ *Recorder) []Fault {
+		return []Fault{Every("SIGSTOP the leader", 1500*time.Millisecond, c.stopLeader(o, time.Second))}
+	})
+	etcdLinearizable(t, v, rec, o, 50)
+}
