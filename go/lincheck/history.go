@@ -36,8 +36,12 @@ func (r *Recorder) Add(client int, in Input, out Output) {
 	if out.Unknown {
 		in.Return = math.MaxInt64
 	}
+	r.add(porcupine.Operation{ClientId: client, Input: in, Call: in.Call, Output: out, Return: in.Return})
+}
+
+func (r *Recorder) add(op porcupine.Operation) {
 	r.mu.Lock()
-	r.ops = append(r.ops, porcupine.Operation{ClientId: client, Input: in, Call: in.Call, Output: out, Return: in.Return})
+	r.ops = append(r.ops, op)
 	r.mu.Unlock()
 }
 

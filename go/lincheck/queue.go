@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -230,47 +229,32 @@ func queueModel() porcupine.Model {
 	return m.ToModel()
 }
 
-// QueueRecorder collects queue operations.
-type QueueRecorder struct {
-	base time.Time
-	mu   sync.Mutex
-	ops  []porcupine.Operation
-}
-
-func NewQueueRecorder() *QueueRecorder { return &QueueRecorder{base: time.Now()} }
-
-func (r *QueueRecorder) now() int64 { return int64(time.Since(r.base)) }
-
-// record runs f as client's call in and records it; kv.ErrUnavailable is
-// an unknown outcome, any other error is returned unrecorded.
-func (r *QueueRecorder) record(client int, in QInput, f func() (QOutput, error)) (QOutput, error) {
-	call := r.now()
+// recordQueue runs f as client's queue call in and records it into r;
+// kv.ErrUnavailable is an unknown outcome, any other error is returned
+// unrecorded.
+func recordQueue(r *Recorder, client int, in QInput, f func() (QOutput, error)) (QOutput, error) {
+	call := r.Now()
 	out, err := f()
-	ret := r.now()
+	ret := r.Now()
 	if err != nil {
 		if !errors.Is(err, kv.ErrUnavailable) {
 			return out, err
 		}
 		out, ret = QOutput{Unknown: true}, math.MaxInt64
 	}
-	r.mu.Lock()
-	r.ops = append(r.ops, porcupine.Operation{ClientId: client, Input: in, Call: call, Output: out, Return: ret})
-	r.mu.Unlock()
+	r.add(porcupine.Operation{ClientId: client, Input: in, Call: call, Output: out, Return: ret})
 	return out, nil
 }
 
-// CheckQueue checks the recorded history.
-func (r *QueueRecorder) Check(timeout time.Duration) (porcupine.CheckResult, int, int) {
-	r.mu.Lock()
-	h := slices.Clone(r.ops)
-	r.mu.Unlock()
+// CheckQueue checks a queue history: the result, the operations and how
+// many of them had an unknown outcome.
+func CheckQueue(h []porcupine.Operation, timeout time.Duration) (porcupine.CheckResult, int, int) {
 	unknown := 0
 	for _, op := range h {
 		if op.Output.(QOutput).Unknown {
 			unknown++
 		}
 	}
-	slices.SortStableFunc(h, func(a, b porcupine.Operation) int { return int(a.Call - b.Call) })
 	return porcupine.CheckOperationsTimeout(queueModel(), h, timeout), len(h), unknown
 }
 
@@ -283,36 +267,18 @@ type QueueWorkload struct {
 }
 
 // RunQueue runs w until its duration ends, recording into rec.
-func RunQueue(ctx context.Context, open Opener, w QueueWorkload, rec *QueueRecorder) error {
-	ctx, cancel := context.WithTimeout(ctx, w.Duration)
-	defer cancel()
-	errs := make([]error, w.Clients)
-	var wg sync.WaitGroup
-	for i := range w.Clients {
-		e, err := open(i)
-		if err != nil {
-			return err
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer closeEngine(e)
-			errs[i] = queueClient(ctx, i, e, w, rec)
-			if errs[i] != nil {
-				cancel()
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+func RunQueue(ctx context.Context, open Opener, w QueueWorkload, rec *Recorder) error {
+	return runClients(ctx, open, w.Clients, w.Duration, func(ctx context.Context, i int, e kv.Engine) error {
+		return queueClient(ctx, i, e, w, rec)
+	})
 }
 
-func queueClient(ctx context.Context, id int, e kv.Engine, w QueueWorkload, rec *QueueRecorder) error {
+func queueClient(ctx context.Context, id int, e kv.Engine, w QueueWorkload, rec *Recorder) error {
 	const visibility = time.Hour // never runs out in a run: the model has no clock
 	for seq := 0; ctx.Err() == nil; seq++ {
 		q := w.Queues[rand.IntN(len(w.Queues))]
 		if rand.IntN(2) == 0 {
-			_, err := rec.record(id, QInput{Kind: QPush, Queue: q}, func() (QOutput, error) {
+			_, err := recordQueue(rec, id, QInput{Kind: QPush, Queue: q}, func() (QOutput, error) {
 				n, err := kv.QueuePush(e, q, []byte(fmt.Sprintf("c%d.%d", id, seq)), 0)
 				return QOutput{OK: err == nil, ID: n}, err
 			})
@@ -322,7 +288,7 @@ func queueClient(ctx context.Context, id int, e kv.Engine, w QueueWorkload, rec 
 			continue
 		}
 		token := fmt.Sprintf("c%d.%d", id, seq)
-		out, err := rec.record(id, QInput{Kind: QPop, Queue: q, Token: token}, func() (QOutput, error) {
+		out, err := recordQueue(rec, id, QInput{Kind: QPop, Queue: q, Token: token}, func() (QOutput, error) {
 			j, ok, err := kv.QueuePop(e, q, []byte(token), visibility, math.MaxInt32, 0)
 			return QOutput{OK: ok, ID: j.ID, Attempts: j.Attempts}, err
 		})
@@ -337,7 +303,7 @@ func queueClient(ctx context.Context, id int, e kv.Engine, w QueueWorkload, rec 
 			kind = QRelease
 		}
 		for { // until the answer is known, or the run ends
-			r, err := rec.record(id, QInput{Kind: kind, Queue: q, ID: out.ID, Token: token}, func() (QOutput, error) {
+			r, err := recordQueue(rec, id, QInput{Kind: kind, Queue: q, ID: out.ID, Token: token}, func() (QOutput, error) {
 				var ok bool
 				var err error
 				if kind == QAck {

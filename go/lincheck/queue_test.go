@@ -17,7 +17,7 @@ var queueWorkload = QueueWorkload{Clients: 6, Queues: []string{"q:a", "q:b", "q:
 // runQueueFaults runs the queue workload beside faults and checks it.
 func runQueueFaults(t *testing.T, open Opener, faults []Fault) {
 	t.Helper()
-	rec := NewQueueRecorder()
+	rec := NewRecorder()
 	ctx, cancel := context.WithTimeout(context.Background(), queueWorkload.Duration)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -34,7 +34,7 @@ func runQueueFaults(t *testing.T, open Opener, faults []Fault) {
 		t.Fatal(err)
 	}
 	wg.Wait()
-	res, ops, unknown := rec.Check(30 * time.Second)
+	res, ops, unknown := CheckQueue(rec.History(), 30*time.Second)
 	t.Logf("queue: %v, %d operations (%d maybe-happened)", res, ops, unknown)
 	if res != porcupine.Ok {
 		t.Errorf("the queue under faults: %v", res)
@@ -75,13 +75,13 @@ func checkQueueInProcess(t *testing.T, wrap func(kv.Engine) kv.Engine) porcupine
 	t.Helper()
 	s := store.New(store.Config{})
 	t.Cleanup(func() { s.Close() })
-	rec := NewQueueRecorder()
+	rec := NewRecorder()
 	w := queueWorkload
 	w.Duration = 500 * time.Millisecond
 	if err := RunQueue(context.Background(), func(int) (kv.Engine, error) { return wrap(s), nil }, w, rec); err != nil {
 		t.Fatal(err)
 	}
-	res, ops, _ := rec.Check(time.Minute)
+	res, ops, _ := CheckQueue(rec.History(), time.Minute)
 	t.Logf("%v, %d operations", res, ops)
 	if ops < 500 {
 		t.Fatalf("only %d operations: the workload did not run", ops)

@@ -60,11 +60,19 @@ func (w Workload) withDefaults() Workload {
 // run and is returned.
 func Run(ctx context.Context, open Opener, w Workload, rec *Recorder) error {
 	w = w.withDefaults()
-	ctx, cancel := context.WithTimeout(ctx, w.Duration)
+	return runClients(ctx, open, w.Clients, w.Duration, func(ctx context.Context, i int, e kv.Engine) error {
+		return w.client(ctx, &Client{ID: i, E: e, Rec: rec})
+	})
+}
+
+// runClients runs n clients, each on its own engine from open, for d or
+// until ctx ends; the first error ends them all.
+func runClients(ctx context.Context, open Opener, n int, d time.Duration, client func(ctx context.Context, i int, e kv.Engine) error) error {
+	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	errs := make([]error, w.Clients)
+	errs := make([]error, n)
 	var wg sync.WaitGroup
-	for i := range w.Clients {
+	for i := range n {
 		e, err := open(i)
 		if err != nil {
 			return fmt.Errorf("client %d: %w", i, err)
@@ -73,7 +81,7 @@ func Run(ctx context.Context, open Opener, w Workload, rec *Recorder) error {
 		go func() {
 			defer wg.Done()
 			defer closeEngine(e)
-			errs[i] = w.client(ctx, &Client{ID: i, E: e, Rec: rec})
+			errs[i] = client(ctx, i, e)
 			if errs[i] != nil {
 				cancel()
 			}
