@@ -1,6 +1,7 @@
 package shm
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -67,26 +68,47 @@ func (e *Engine) Get(key string, dst []byte) (int, bool, error) {
 
 // Set implements kv.Engine.
 func (e *Engine) Set(key string, value []byte, ttl time.Duration) error {
-	_, err := e.put(key, value, ttl, putSet, nil, nil)
+	_, err := e.put(key, value, ttl, putSet, nil)
 	return err
 }
 
 // SetNX implements kv.Engine.
 func (e *Engine) SetNX(key string, value []byte, ttl time.Duration) (bool, error) {
-	return e.put(key, value, ttl, putNX, nil, nil)
+	return e.put(key, value, ttl, putNX, nil)
 }
 
 // SetNXFenced implements kv.Engine: the fence is taken from the segment's
 // counter under the insert's stripe lock.
 func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64, bool, error) {
 	var fence int64
-	ok, err := e.put(key, value, ttl, putNX, &fence, nil)
+	ok, err := e.put(key, value, ttl, putNX, &fence)
 	return fence, ok, err
 }
 
 // SetIfEq implements kv.Engine: compare and write under one stripe lock.
 func (e *Engine) SetIfEq(key string, value, old []byte, ttl time.Duration) (bool, error) {
-	return e.put(key, value, ttl, putIfEq, nil, old)
+	if err := errors.Join(kv.CheckKey(key), kv.CheckTTL(ttl)); err != nil {
+		return false, err
+	}
+	p, err := e.prepare(value)
+	if err != nil {
+		return false, err
+	}
+	p.old = old // compared under the lock, not passed down every write's path
+	ok, err := e.putPrepared(key, &p, ttl, putIfEq, nil)
+	p.release()
+	return ok, err
+}
+
+// holdsEqual is SetIfEq's check, out of putPrepared's hot path: a live
+// record at off whose value equals old.
+//
+//go:noinline
+func (e *Engine) holdsEqual(st *stripe, off uint64, live bool, key string, old []byte) (bool, error) {
+	if !live {
+		return false, nil
+	}
+	return e.matches(st, off, e.rec(off), key, old)
 }
 
 // How putPrepared writes: putSet (0) a held record over any; putNX only
@@ -100,7 +122,7 @@ const (
 	putIfEq      putMode = 4 // only over a live record whose value equals old (SetIfEq)
 )
 
-func (e *Engine) put(key string, value []byte, ttl time.Duration, mode putMode, fence *int64, old []byte) (bool, error) {
+func (e *Engine) put(key string, value []byte, ttl time.Duration, mode putMode, fence *int64) (bool, error) {
 	if err := kv.CheckKey(key); err != nil {
 		return false, err
 	}
@@ -110,13 +132,13 @@ func (e *Engine) put(key string, value []byte, ttl time.Duration, mode putMode, 
 	if n := int64(len(value)); n <= e.maxValue && (n < e.compressMin || e.compressMin <= 0) {
 		// Stored as it is (a lock token): no call to prepare, no pool.
 		p := prepared{stored: value, plainLen: len(value)}
-		return e.putPrepared(key, &p, ttl, mode, fence, old)
+		return e.putPrepared(key, &p, ttl, mode, fence)
 	}
 	p, err := e.prepare(value)
 	if err != nil {
 		return false, err
 	}
-	ok, err := e.putPrepared(key, &p, ttl, mode, fence, old)
+	ok, err := e.putPrepared(key, &p, ttl, mode, fence)
 	p.release()
 	return ok, err
 }
@@ -124,7 +146,7 @@ func (e *Engine) put(key string, value []byte, ttl time.Duration, mode putMode, 
 // putPrepared writes p at key as mode says. A write that finds no free
 // block makes room (roomFor) and tries again before reporting the store
 // full.
-func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, mode putMode, fence *int64, old []byte) (bool, error) {
+func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, mode putMode, fence *int64) (bool, error) {
 	b, h := e.locate(key)
 	si := b & e.stripeMask
 	need := recHeader + uint64(len(key)) + uint64(len(p.stored))
@@ -148,11 +170,7 @@ func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, mode pu
 			}
 		}
 		if mode&putIfEq != 0 {
-			ok := false
-			if live {
-				ok, err = e.matches(st, off, e.rec(off), key, old)
-			}
-			if !ok {
+			if ok, err := e.holdsEqual(st, off, live, key, p.old); !ok {
 				e.unlock(st, false)
 				return false, err
 			}

@@ -30,7 +30,7 @@ func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock s
 	if err != nil || !renewed {
 		return false, err
 	}
-	if _, err := e.putPrepared(key, &p, ttl, putSet, nil, nil); err != nil {
+	if _, err := e.putPrepared(key, &p, ttl, putSet, nil); err != nil {
 		return false, err
 	}
 	if release {

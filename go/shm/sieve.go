@@ -217,7 +217,7 @@ func (e *Engine) putCache(key string, value []byte, ttl time.Duration, mode putM
 	if err != nil {
 		return false, err
 	}
-	ok, err := e.putPrepared(key, &p, ttl, mode, nil, nil)
+	ok, err := e.putPrepared(key, &p, ttl, mode, nil)
 	p.release()
 	return ok, err
 }

@@ -18,6 +18,7 @@ type prepared struct {
 	plainLen   int
 	compressed bool
 	buf        *[]byte
+	old        []byte // SetIfEq's expected value
 }
 
 var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
