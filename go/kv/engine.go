@@ -90,6 +90,10 @@ type Engine interface {
 	// entry, as Set's.
 	SetIfEq(key string, value, old []byte, ttl time.Duration) (bool, error)
 
+	// Scan enumerates the keys (scan.go), for the status page, the CLI
+	// and the server's SCAN.
+	Scanner
+
 	// A session's read and write are compositions of these (session.go).
 
 	// Read/write locks, semaphores and the exact rate limiter (lease.go).

@@ -23,6 +23,8 @@ func cmdEcho(s *Server, c *conn, a [][]byte) { c.WriteBulk(a[1]) }
 
 // HELLO [protover [AUTH username password] [SETNAME name]]: RESP2 only.
 func cmdHello(s *Server, c *conn, a [][]byte) {
+	var name []byte
+	named := false
 	if len(a) > 1 {
 		if v, ok := parseInt(a[1]); !ok || v != 2 {
 			c.WriteError(errNoProto)
@@ -43,6 +45,11 @@ func cmdHello(s *Server, c *conn, a [][]byte) {
 				c.authed = true
 				i += 2
 			case "setname":
+				if i+1 >= len(a) {
+					c.WriteError(errSyntax)
+					return
+				}
+				name, named = a[i+1], true
 				i++
 			default:
 				c.WriteError(errSyntax)
@@ -54,6 +61,10 @@ func cmdHello(s *Server, c *conn, a [][]byte) {
 		c.WriteError(errHelloNoAuth)
 		return
 	}
+	if named && !c.setName(name) {
+		c.WriteError(errClientName)
+		return
+	}
 	c.WriteArray(14)
 	c.WriteBulkString("server")
 	c.WriteBulkString("ephpm-kv")
@@ -62,7 +73,7 @@ func cmdHello(s *Server, c *conn, a [][]byte) {
 	c.WriteBulkString("proto")
 	c.WriteInt(2)
 	c.WriteBulkString("id")
-	c.WriteInt64(s.totalConns.Load())
+	c.WriteInt64(c.id)
 	c.WriteBulkString("mode")
 	c.WriteBulkString("standalone")
 	c.WriteBulkString("role")

@@ -10,7 +10,8 @@ import (
 // The command table and dispatch. The commands live by family, as in
 // Valkey: cmd_connection.go, cmd_string.go (strings and keys),
 // cmd_expire.go, cmd_ephpm.go, cmd_session.go, cmd_lease.go,
-// cmd_ratelimit.go and cmd_server.go.
+// cmd_ratelimit.go, cmd_server.go, cmd_scan.go (SCAN, TYPE, EPHPM.SCAN)
+// and cmd_client.go (CLIENT).
 
 // command is one entry of the command table. arity counts the command name,
 // Redis style: n means exactly n arguments, -n at least n.
@@ -28,6 +29,7 @@ var commandList = []command{
 	{"auth", -2, true, cmdAuth},
 	{"quit", -1, true, cmdQuit},
 	{"select", 2, false, cmdSelect},
+	{"client", -2, false, cmdClient},
 
 	{"get", 2, false, cmdGet},
 	{"set", -3, false, cmdSet},
@@ -44,6 +46,8 @@ var commandList = []command{
 	{"delex", -2, false, cmdDelEx},
 	{"mget", -2, false, cmdMGet},
 	{"mset", -3, false, cmdMSet},
+	{"scan", -2, false, cmdScan},
+	{"type", 2, false, cmdType},
 
 	{"expire", 3, false, cmdExpire},
 	{"pexpire", 3, false, cmdExpire},
@@ -69,6 +73,7 @@ var commandList = []command{
 	{"ephpm.stats", 1, false, cmdStats},
 	{"ephpm.setiflocked", 7, false, cmdSetIfLocked},
 	{"ephpm.setevictable", -4, false, cmdSetEvictable},
+	{"ephpm.scan", -3, false, cmdEphpmScan},
 
 	{"ephpm.leaseacquire", 7, false, cmdLeaseAcquire},
 	{"ephpm.leaserelease", 3, false, cmdLeaseRelease},
@@ -101,6 +106,7 @@ func (s *Server) dispatch(c *conn, args [][]byte) {
 		name = lower[:len(name)]
 	}
 	def, ok := commands[string(name)]
+	c.lastCmd.Store(def) // nil for an unknown command, as Redis's cmd=NULL
 	switch n := len(args); {
 	case !ok:
 		c.WriteError(errUnknownCommand(args[0], args[1:]))

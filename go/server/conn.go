@@ -24,6 +24,13 @@ type conn struct {
 	authFailures int          // failed AUTHs on this connection (cmd_connection.go)
 	mem          atomic.Int64 // this connection's share of the client memory total
 	evicted      atomic.Bool  // closed for the client memory budget
+
+	// What CLIENT LIST shows (cmd_client.go), read by other connections.
+	id         int64                   // from 1, in the order of connection; set by track
+	created    time.Time               // set by track
+	lastActive atomic.Int64            // UnixNano of the last read that brought bytes
+	lastCmd    atomic.Pointer[command] // the last command run, nil for an unknown one
+	name       atomic.Pointer[string]  // CLIENT SETNAME, HELLO SETNAME
 }
 
 func (c *conn) remoteAddr() string {
@@ -64,6 +71,9 @@ func (s *Server) serveConn(nc net.Conn) {
 			c.account()
 			err = c.rd.fill(c.limits())
 			c.account()
+			if err == nil {
+				c.lastActive.Store(time.Now().UnixNano())
+			}
 		}
 		if errors.Is(err, errClientMemory) {
 			c.WriteError(err.Error())
@@ -118,7 +128,9 @@ func (s *Server) track(c *conn) bool {
 	}
 	s.conns[c] = struct{}{}
 	s.clients.Store(int64(len(s.conns)))
-	s.totalConns.Add(1)
+	c.id = s.totalConns.Add(1)
+	c.created = time.Now()
+	c.lastActive.Store(c.created.UnixNano())
 	return true
 }
 

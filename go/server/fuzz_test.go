@@ -36,6 +36,8 @@ func FuzzServe(f *testing.F) {
 		"*1\r\n$-1\r\n",
 		"*0\r\n*-1\r\n\r\nPING\n",
 		"AUTH x\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$20000\r\n",
+		"SET k v\r\nSCAN 0 MATCH k* COUNT 5 TYPE string\r\nEPHPM.SCAN 0 10 MATCH *\r\nTYPE k\r\n",
+		"CLIENT SETNAME n\r\nCLIENT LIST\r\nCLIENT INFO\r\nCLIENT GETNAME\r\nCLIENT ID\r\n",
 	} {
 		f.Add([]byte(seed))
 	}

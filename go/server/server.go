@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -42,6 +43,9 @@ type Config struct {
 	// ClientWriteTimeout closes a client whose reply write has been blocked
 	// this long (it does not read what it asked for); default 60 s.
 	ClientWriteTimeout time.Duration
+	// Metrics is the address (host:port) of an HTTP endpoint that serves
+	// GET /metrics in the Prometheus text format (metrics.go); "" = none.
+	Metrics string
 	// MaxClientMemory caps the bytes all clients' buffers hold together
 	// (Redis's maxmemory-clients): past it, the clients with the largest
 	// buffers are closed. Default DefaultMaxClientMemory, or
@@ -71,6 +75,10 @@ type Server struct {
 	connWG    sync.WaitGroup // connections
 	stopWatch chan struct{}
 	watchDone chan struct{}
+
+	metricsSrv  *http.Server // the --metrics endpoint (metrics.go)
+	metricsLn   net.Listener
+	metricsDone chan struct{}
 
 	clients, totalConns, totalCmds, rejectedConns atomic.Int64
 	queryLimitDrops, outputLimitDrops             atomic.Int64 // clients closed for a limit
@@ -181,6 +189,12 @@ func (s *Server) Listen() ([]net.Addr, error) {
 		s.add(ln)
 		addrs = append(addrs, ln.Addr())
 	}
+	if s.cfg.Metrics != "" {
+		if err := s.listenMetrics(); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("--metrics %s: %w", s.cfg.Metrics, err)
+		}
+	}
 	if s.cfg.Snapshot != "" && s.cfg.SnapshotEvery > 0 {
 		s.stopSnap, s.snapDone = make(chan struct{}), make(chan struct{})
 		go s.snapshotLoop()
@@ -220,6 +234,7 @@ func (s *Server) Close() error {
 	for _, ln := range sockets {
 		ln.Close()
 	}
+	s.closeMetrics()
 	s.wg.Wait()
 	s.connWG.Wait()
 	if s.stopWatch != nil {

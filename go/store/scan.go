@@ -63,19 +63,7 @@ func (s *Store) Scan(cursor, match string, count int, fn func(kv.KeyInfo)) (stri
 		if f.it.expiredAt(now) || !kv.Match(match, f.key) {
 			continue
 		}
-		info := kv.KeyInfo{Key: f.key, Kind: kv.KindValue, TTL: kv.TTLPersistent, Size: int64(f.it.plainLen)}
-		switch {
-		case f.it.kind == kindLease:
-			info.Kind = kv.KindLeases
-		case f.it.kind == kindRate:
-			info.Kind = kv.KindRateLog
-		case f.it.evictable:
-			info.Kind = kv.KindEvictable
-		}
-		if d := f.it.deadline.Load(); d != 0 {
-			info.TTL = time.Duration(d - now)
-		}
-		fn(info)
+		fn(s.infoOf(f.key, f.it, now))
 	}
 	if len(next) < count {
 		return "", nil
@@ -86,4 +74,41 @@ func (s *Store) Scan(cursor, match string, count int, fn func(kv.KeyInfo)) (stri
 		b[i] = byte(h >> (56 - 8*i))
 	}
 	return hex.EncodeToString(b[:]), nil
+}
+
+// KeyInfo is one key as Scan reports it; false when it is absent or
+// expired. A read that counts no hit (the server's TYPE).
+func (s *Store) KeyInfo(key string) (kv.KeyInfo, bool, error) {
+	if err := kv.CheckKey(key); err != nil {
+		return kv.KeyInfo{}, false, err
+	}
+	it, ok := s.m.Load(key)
+	now := nanotime()
+	if !ok || it.expiredAt(now) {
+		return kv.KeyInfo{}, false, nil
+	}
+	return s.infoOf(key, it, now), true, nil
+}
+
+// infoOf describes key's item it; a lease set's or rate log's length
+// changes in place, so it is read under the bucket lock.
+func (s *Store) infoOf(key string, it *item, now int64) kv.KeyInfo {
+	info := kv.KeyInfo{Key: key, Kind: kv.KindValue, TTL: kv.TTLPersistent}
+	switch {
+	case it.kind == kindLease:
+		info.Kind = kv.KindLeases
+	case it.kind == kindRate:
+		info.Kind = kv.KindRateLog
+	case it.evictable:
+		info.Kind = kv.KindEvictable
+	}
+	if it.inPlace() {
+		s.underLock(key, func() { info.Size = int64(it.plainLen) })
+	} else {
+		info.Size = int64(it.plainLen)
+	}
+	if d := it.deadline.Load(); d != 0 {
+		info.TTL = time.Duration(d - now)
+	}
+	return info
 }

@@ -48,6 +48,9 @@ func exitCode(err error) int {
 }
 
 func run(args []string) error {
+	if isCommand(args) {
+		return runCommand(args) // stats, keys, locks, get, del, help: cli.go
+	}
 	fs := flag.NewFlagSet("ephpm-kv", flag.ContinueOnError)
 	unix := fs.String("unix", "/run/ephpm-kv.sock", "unix socket path (empty: none)")
 	unixMode := fs.String("unix-mode", "0660", "unix socket permissions")
@@ -70,6 +73,7 @@ func run(args []string) error {
 	snapshotEvery := fs.Duration("snapshot-every", time.Minute, "time between periodic snapshots (0: only on shutdown)")
 	procs := fs.Int("procs", 0, "OS threads running Go code (GOMAXPROCS); 0: a quarter of the CPUs, at least 1")
 	verbose := fs.Bool("v", false, "log connections closed with errors")
+	metrics := fs.String("metrics", "", "host:port of an HTTP endpoint serving GET /metrics in the Prometheus text format (empty: none)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -123,7 +127,7 @@ func run(args []string) error {
 	cfg := server.Config{
 		Unix: *unix, UnixMode: os.FileMode(mode), Password: *pass, MaxClients: *maxClients,
 		Snapshot: *snapshot, SnapshotEvery: *snapshotEvery, FenceBlock: fenceBlock,
-		MaxCommandSize: maxCommand.n, ClientWriteTimeout: *writeTimeout, MaxClientMemory: maxClientMemory.n,
+		MaxCommandSize: maxCommand.n, ClientWriteTimeout: *writeTimeout, MaxClientMemory: maxClientMemory.n, Metrics: *metrics,
 		Store:  store.Config{MemoryLimit: memLimit.n, MaxValueSize: maxValue.n, CompressMin: compressMin.n},
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
 	}
