@@ -52,6 +52,11 @@ func run(args []string) error {
 		return runCommand(args) // stats, keys, locks, get, del, help: cli.go
 	}
 	fs := flag.NewFlagSet("ephpm-kv", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: ephpm-kv [flags]   serve (the flags below)")
+		fmt.Fprintln(fs.Output(), "       ephpm-kv stats|keys|locks|get|del [--shm /NAME | --server URL] ...   look inside a store (ephpm-kv help)")
+		fs.PrintDefaults()
+	}
 	unix := fs.String("unix", "/run/ephpm-kv.sock", "unix socket path (empty: none)")
 	unixMode := fs.String("unix-mode", "0660", "unix socket permissions")
 	bind := fs.String("bind", "127.0.0.1", "TCP address to listen on, with --port")
