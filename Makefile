@@ -163,7 +163,7 @@ $(VG_LIB): $(GO_SRC) Makefile go-lib.mk
 # master's segment with no ephpm setting (and a named one with CLI processes),
 # and the per-worker map, where the same proofs must come out short.
 test-fpm: all
-	@build/deps.sh server-tests
+	@build/deps.sh server-tests status
 	php-tests/fpm/run.sh server
 	php-tests/fpm/run.sh shm
 	php-tests/fpm/run.sh map

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the build and tests need on Debian, only when missing.
-# Usage: build/deps.sh [demo] [bench] [valgrind] [server-tests] [redis] [bridges] [packaging] [etcd] [trixie]
+# Usage: build/deps.sh [demo] [bench] [valgrind] [server-tests] [status] [redis] [bridges] [packaging] [etcd] [trixie]
 set -euo pipefail
 
 need=(php8.2-cli php8.2-dev php-parser gcc libc6-dev) # gcc: cgo and the extension
@@ -11,6 +11,8 @@ for extra in "$@"; do
       php8.2-memcached memcached libfcgi-bin) ;;
     valgrind) need+=(valgrind) ;;
     server-tests) need+=(php8.2-fpm libfcgi-bin php8.2-redis redis-tools) ;;
+    # php/status.php's checks (php-tests/fpm): headless Chromium renders it; promtool is unpacked below
+    status) need+=(chromium) ;;
     redis) need+=(redis-server redis-tools) ;; # the Redis backend's tests (Go, phpt) against Debian's Redis 7; redis-cli builds the Redis Cluster
     # the framework bridges' PHPUnit suites (php/tests/), on Debian's framework packages; composer installs the bridge
     # (Messenger's suite runs messenger:consume: Console, EventDispatcher)
@@ -42,6 +44,23 @@ fi
 command -v go >/dev/null || export PATH="$PATH:/usr/local/go/bin"
 command -v go >/dev/null || { echo "deps.sh: Go is not installed (need Go >= 1.26 on PATH)" >&2; exit 1; }
 command -v phpize >/dev/null || { echo "deps.sh: phpize missing after install" >&2; exit 1; }
+
+# promtool for the status page's Prometheus output (php-tests/fpm): Debian
+# ships it only inside the prometheus package, whose install would start a
+# Prometheus server; so its promtool (a Go binary that needs only libc) is unpacked into
+# build/out and run by path, never installed.
+for extra in "$@"; do
+  [ "$extra" = status ] || continue
+  promtool=$(cd "$(dirname "$0")" && pwd)/out/promtool/promtool
+  [ -e "$promtool" ] || command -v promtool >/dev/null && continue
+  tmp=$(mktemp -d)
+  (cd "$tmp" && apt-get download -qq prometheus 2>/dev/null || { apt-get update -qq && apt-get download -qq prometheus; }) &&
+    dpkg-deb -x "$tmp"/prometheus_*.deb "$tmp/x" &&
+    mkdir -p "$(dirname "$promtool")" &&
+    cp "$tmp/x/usr/bin/promtool" "$promtool" ||
+    echo "deps.sh: could not unpack promtool from prometheus: the status page's checks run without it" >&2
+  rm -rf "$tmp"
+done
 
 # Yac for the lock bench: php8.2-yac conflicts with php8.2-apcu as a Debian
 # package, so its yac.so (which needs only libc) is unpacked into build/out

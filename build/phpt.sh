@@ -63,13 +63,13 @@ esac
 read -ra tests <<<"${PHPT_TESTS:-php-tests/}"
 # run-tests.php writes each test's files beside it (x.php, x.skip.php,
 # x.diff). test-php runs the etcd mode beside the server modes, so it runs
-# from a tree of its own (the tests copied, build/ and go/ linked), where
-# the others' files never meet its own.
+# from a tree of its own (the tests copied; build/, go/ and php/, whose
+# status.php a test runs, linked), where the others' files never meet its own.
 tree=$root
 if [ "$mode" = etcd ]; then
   tree="$root/build/out/phpt-tree-${log%.log}"
   rm -rf "$tree" && mkdir -p "$tree"
-  cp -r "$root/php-tests" "$tree/" && ln -s "$root/build" "$tree/build" && ln -s "$root/go" "$tree/go"
+  cp -r "$root/php-tests" "$tree/" && ln -s "$root/build" "$tree/build" && ln -s "$root/go" "$tree/go" && ln -s "$root/php" "$tree/php"
 fi
 (cd "$tree" && php "$run_tests" "${args[@]}" --show-slow 2000 "$@" "${tests[@]}") >"$out" 2>&1 || true
 count() { sed -n "s/^Tests $1 *: *\([0-9]*\).*/\1/p" "$out"; }

@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: e8cf409164541aea1f9370154cf8874e69b8421e */
+ * Stub hash: 736f1f26be4aa9052d44c88671915da3da873ce8 */
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_get, 0, 1, IS_STRING, 1)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
@@ -85,6 +85,12 @@ ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_rate_limit, 0, 3, IS_AR
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
 	ZEND_ARG_TYPE_INFO(0, limit, IS_LONG, 0)
 	ZEND_ARG_TYPE_MASK(0, window, MAY_BE_LONG|MAY_BE_DOUBLE, NULL)
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_scan, 0, 1, IS_ARRAY, 0)
+	ZEND_ARG_TYPE_INFO(1, cursor, IS_STRING, 1)
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, pattern, IS_STRING, 0, "\'\'")
+	ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, count, IS_LONG, 0, "100")
 ZEND_END_ARG_INFO()
 
 ZEND_BEGIN_ARG_INFO_EX(arginfo_class_Ephpm_Lock___construct, 0, 0, 0)
@@ -258,6 +264,7 @@ ZEND_FUNCTION(ephpm_kv_flush);
 ZEND_FUNCTION(ephpm_kv_stats);
 ZEND_FUNCTION(ephpm_kv_fence);
 ZEND_FUNCTION(ephpm_kv_rate_limit);
+ZEND_FUNCTION(ephpm_kv_scan);
 ZEND_METHOD(Ephpm_Lock, __construct);
 ZEND_METHOD(Ephpm_Lock, acquire);
 ZEND_METHOD(Ephpm_Lock, acquireAll);
@@ -325,6 +332,7 @@ static const zend_function_entry ext_functions[] = {
 	ZEND_FE(ephpm_kv_stats, arginfo_ephpm_kv_stats)
 	ZEND_FE(ephpm_kv_fence, arginfo_ephpm_kv_fence)
 	ZEND_FE(ephpm_kv_rate_limit, arginfo_ephpm_kv_rate_limit)
+	ZEND_FE(ephpm_kv_scan, arginfo_ephpm_kv_scan)
 	ZEND_FE_END
 };
 

@@ -461,3 +461,121 @@ PHP_FUNCTION(ephpm_kv_fence)
 	int rc = ops->fence(STR_ARGS(resource), fence, &err);
 	RETURN_RC_BOOL(rc, err);
 }
+
+/* scan()'s kinds by EPHPM_KV_KIND_*: kv.KeyKind's names (go/capi's
+ * scan_test.go holds them to Go's). */
+static const char *const scan_kinds[] = {
+	[EPHPM_KV_KIND_VALUE] = "value",
+	[EPHPM_KV_KIND_EVICTABLE] = "evictable",
+	[EPHPM_KV_KIND_LEASES] = "leases",
+	[EPHPM_KV_KIND_RATELOG] = "ratelog",
+};
+
+/* The keys of scan()'s buffer, from at, into out as key => ['kind' =>,
+ * 'ttl' =>, 'size' =>]; false when they do not parse. */
+static bool unpack_scan(const char *buf, size_t len, size_t at, zval *out)
+{
+	while (at < len) {
+		int64_t head[4]; /* kind, ttl_ns, size, key length */
+		if (len - at < sizeof head) {
+			return false;
+		}
+		memcpy(head, buf + at, sizeof head);
+		at += sizeof head;
+		if (head[3] < 0 || (uint64_t)head[3] > len - at) {
+			return false;
+		}
+		const char *kind = "unknown"; /* a kind newer than this extension */
+		if (head[0] > 0 && (size_t)head[0] < sizeof scan_kinds / sizeof *scan_kinds && scan_kinds[head[0]]) {
+			kind = scan_kinds[head[0]];
+		}
+		zval info;
+		array_init_size(&info, 3);
+		add_assoc_string(&info, "kind", kind);
+		add_assoc_double(&info, "ttl", head[1] == EPHPM_KV_TTL_PERSISTENT ? -1.0
+			: head[1] <= 0 ? 0.0 : (double)head[1] / EPHPM_NS_PER_SEC);
+		add_assoc_long(&info, "size", head[2]);
+		/* A decimal key becomes an int key, as in any PHP array; a key
+		 * reported twice (a walk may) is one entry. */
+		zend_symtable_str_update(Z_ARRVAL_P(out), buf + at, (size_t)head[3], &info);
+		at += (size_t)head[3];
+	}
+	return true;
+}
+
+/* One step of a walk over the keys, as phpredis's scan(): $cursor null
+ * starts it, "" means it is done; each call sets $cursor to where the next
+ * one goes on. */
+PHP_FUNCTION(ephpm_kv_scan)
+{
+	zval *cursor_ref;
+	zend_string *pattern = NULL;
+	zend_long count = 100;
+	ZEND_PARSE_PARAMETERS_START(1, 3)
+		Z_PARAM_ZVAL(cursor_ref)
+		Z_PARAM_OPTIONAL
+		Z_PARAM_STR(pattern)
+		Z_PARAM_LONG(count)
+	ZEND_PARSE_PARAMETERS_END();
+	zval *cursor = cursor_ref;
+	ZVAL_DEREF(cursor);
+	if (Z_TYPE_P(cursor) != IS_NULL && Z_TYPE_P(cursor) != IS_STRING) {
+		zend_argument_type_error(1, "must be of type ?string, %s given", zend_zval_type_name(cursor));
+		RETURN_THROWS();
+	}
+	if (pattern && ZSTR_LEN(pattern) > EPHPM_KV_MAX_KEY_SIZE) {
+		zend_argument_value_error(2, "must not be longer than %d bytes", EPHPM_KV_MAX_KEY_SIZE);
+		RETURN_THROWS();
+	}
+	if (count < 1 || count > EPHPM_KV_MAX_SCAN_COUNT) {
+		zend_argument_value_error(3, "must be between 1 and %d", EPHPM_KV_MAX_SCAN_COUNT);
+		RETURN_THROWS();
+	}
+	if (Z_TYPE_P(cursor) == IS_STRING && Z_STRLEN_P(cursor) == 0) {
+		RETURN_EMPTY_ARRAY(); /* the walk is done */
+	}
+	EPHPM_OPS(ops);
+	if (!EPHPM_OPS_HAS(ops, scan)) {
+		ephpm_throw_missing_ops("key listing");
+		RETURN_THROWS();
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	ephpm_kv_error err;
+	bool started = Z_TYPE_P(cursor) == IS_STRING;
+	int rc = ops->scan(started ? Z_STRVAL_P(cursor) : "", started ? Z_STRLEN_P(cursor) : 0,
+		pattern ? ZSTR_VAL(pattern) : "", pattern ? ZSTR_LEN(pattern) : 0, count, &buf, &len, &err);
+	if (rc < 0) {
+		free(buf);
+		ephpm_throw_store_error(&err);
+		RETURN_THROWS();
+	}
+	int64_t next_len = -1;
+	if (len >= sizeof next_len) {
+		memcpy(&next_len, buf, sizeof next_len);
+	}
+	array_init(return_value);
+	if (next_len < 0 || (uint64_t)next_len > len - sizeof next_len
+		|| !unpack_scan(buf, len, sizeof next_len + (size_t)next_len, return_value)) {
+		free(buf);
+		zval_ptr_dtor(return_value);
+		ZVAL_NULL(return_value);
+		err.code = EPHPM_KV_E_INTERNAL;
+		snprintf(err.message, sizeof err.message, "a scan page of %zu bytes does not parse", len);
+		ephpm_throw_store_error(&err);
+		RETURN_THROWS();
+	}
+	if (Z_ISREF_P(cursor_ref)) {
+		if (next_len > 0) {
+			ZEND_TRY_ASSIGN_REF_STRINGL(cursor_ref, buf + sizeof next_len, (size_t)next_len);
+		} else {
+			ZEND_TRY_ASSIGN_REF_EMPTY_STRING(cursor_ref);
+		}
+	}
+	free(buf);
+	if (UNEXPECTED(EG(exception))) { /* a typed reference refused the cursor */
+		zval_ptr_dtor(return_value);
+		ZVAL_NULL(return_value);
+		RETURN_THROWS();
+	}
+}

@@ -45,6 +45,7 @@ ephpm_kv_flush(): bool
 ephpm_kv_stats(): array
 ephpm_kv_fence(string $resource, int $fence): bool
 ephpm_kv_rate_limit(string $key, int $limit, int|float $window): array
+ephpm_kv_scan(?string $cursor, string $pattern = '', int $count = %d): array
 
 class Ephpm\KvException
 

@@ -48,6 +48,13 @@
 #define EPHPM_KV_LEADER_OVERHEAD   16    /* kv.LeaderOverhead: a leader record's bytes besides token and value */
 #define EPHPM_KV_MAX_BARRIER_PARTIES 1024 /* kv.MaxBarrierParties */
 
+/* scan()'s key kinds: kv.KeyKind. */
+#define EPHPM_KV_KIND_VALUE     1 /* a held value: a lock's token, a counter, a session, a plain set */
+#define EPHPM_KV_KIND_EVICTABLE 2 /* cache: set_evictable(), setnx_evictable() */
+#define EPHPM_KV_KIND_LEASES    3 /* a lease set: a read/write lock or a semaphore */
+#define EPHPM_KV_KIND_RATELOG   4 /* rate_limit()'s log */
+#define EPHPM_KV_MAX_SCAN_COUNT 10000 /* kv.MaxScanCount: the keys one scan() visits at most */
+
 /* Results of watch_state(). */
 #define EPHPM_KV_WATCH_LOST    0 /* the owner check failed: renewal ended */
 #define EPHPM_KV_WATCH_HELD    1 /* renewing */
@@ -338,6 +345,24 @@ typedef struct ephpm_kv_ops {
 	 * attempts reset: *moved how many. */
 	int (*queue_retry)(const char *key, size_t key_len, int64_t max_attempts, int64_t id, int64_t *moved,
 	                   ephpm_kv_error *err);
+
+	/* One step of a walk over the live keys (kv.Scanner), as Redis's SCAN:
+	 * visits up to count (1 to EPHPM_KV_MAX_SCAN_COUNT) keys from cursor
+	 * (cursor_len 0: the start) and reports those that match match (a
+	 * Redis glob: * ? [set] and \ quoting a byte; match_len 0: every key).
+	 * A key live for the whole walk is reported at least once, one may be
+	 * reported twice, and a step may report none while the walk goes on.
+	 * *buf: a malloc()ed buffer the caller free()s, of *len bytes: the next
+	 * cursor's length (int64, native byte order) and the cursor, then for
+	 * each key its kind (EPHPM_KV_KIND_*), ttl_ns (ns left, or
+	 * EPHPM_KV_TTL_PERSISTENT), size (the value's bytes before
+	 * compression; for a lease set or a rate log the bytes the engine keeps
+	 * for it) and key length (four int64), then the key. 1 the walk goes on
+	 * (pass the cursor back), 0 it is done (the cursor is empty). A cursor
+	 * the engine did not return is EPHPM_KV_E_BAD_ARGUMENT. Check
+	 * EPHPM_OPS_HAS: appended after queue_retry. */
+	int (*scan)(const char *cursor, size_t cursor_len, const char *match, size_t match_len, int64_t count,
+	            char **buf, size_t *len, ephpm_kv_error *err);
 } ephpm_kv_ops;
 
 /* The library's only entry point besides the table itself. */

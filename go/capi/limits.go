@@ -24,6 +24,12 @@ const (
 	cMaxLeaseToken   = int(C.EPHPM_KV_MAX_LEASE_TOKEN)
 	cMaxLeaseHolders = int(C.EPHPM_KV_MAX_LEASE_HOLDERS)
 	cMaxRateLimit    = int(C.EPHPM_KV_MAX_RATE_LIMIT)
+
+	cKindValue     = int(C.EPHPM_KV_KIND_VALUE)
+	cKindEvictable = int(C.EPHPM_KV_KIND_EVICTABLE)
+	cKindLeases    = int(C.EPHPM_KV_KIND_LEASES)
+	cKindRateLog   = int(C.EPHPM_KV_KIND_RATELOG)
+	cMaxScanCount  = int(C.EPHPM_KV_MAX_SCAN_COUNT)
 )
 
 // struct ephpm_kv_stats is exactly kv.StatsFields' counters, int64_t each:

@@ -46,5 +46,17 @@ func TestABIConstantsMatchGo(t *testing.T) {
 				cMaxLeaseToken, cMaxLeaseHolders, cMaxRateLimit, kv.MaxLeaseToken, kv.MaxLeaseHolders, kv.MaxRateLimit)
 		}
 	})
+	t.Run("scan", func(t *testing.T) {
+		// scan() hands kv.KeyKind to C as is; the extension checks count
+		// with the header's bound.
+		if cKindValue != int(kv.KindValue) || cKindEvictable != int(kv.KindEvictable) ||
+			cKindLeases != int(kv.KindLeases) || cKindRateLog != int(kv.KindRateLog) {
+			t.Errorf("EPHPM_KV_KIND_VALUE, _EVICTABLE, _LEASES, _RATELOG = %d, %d, %d, %d; kv's = %d, %d, %d, %d",
+				cKindValue, cKindEvictable, cKindLeases, cKindRateLog, kv.KindValue, kv.KindEvictable, kv.KindLeases, kv.KindRateLog)
+		}
+		if cMaxScanCount != kv.MaxScanCount {
+			t.Errorf("EPHPM_KV_MAX_SCAN_COUNT = %d, kv.MaxScanCount = %d", cMaxScanCount, kv.MaxScanCount)
+		}
+	})
 	t.Run("error codes", checkErrorCodes)
 }

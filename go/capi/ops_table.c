@@ -79,6 +79,7 @@ static const ephpm_kv_ops table = {
 	.queue_size = ephpmKvQueueSize,
 	.queue_dead = ephpmKvQueueDead,
 	.queue_retry = ephpmKvQueueRetry,
+	.scan = ephpmKvScan,
 };
 
 const ephpm_kv_ops *ephpm_kv_get_ops(void)

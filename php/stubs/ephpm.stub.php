@@ -91,6 +91,23 @@ namespace {
      * @return array{allowed: bool, remaining: int, retry_after: float}
      */
     function ephpm_kv_rate_limit(string $key, int $limit, int|float $window): array {}
+
+    /**
+     * One step of a walk over the store's keys, as phpredis's scan():
+     * $cursor null starts the walk, each call visits up to $count keys (1
+     * to 10000) and sets $cursor to where the next call goes on, "" once
+     * the walk is done (a call with "" returns [] at once). Returns the live
+     * keys visited that match $pattern (a Redis glob: * ? [a-z], \ quotes
+     * a byte; "" every key), key => ['kind' => "value", "evictable",
+     * "leases" or "ratelog", 'ttl' => seconds left, -1.0 when the key never
+     * expires, 'size' => the value's bytes]. A step may return none while
+     * the walk goes on: loop on $cursor, not on the result. A key there for
+     * the whole walk is reported at least once, perhaps twice. A cursor
+     * the engine did not return throws KvException::BAD_ARGUMENT.
+     * @param-out string $cursor
+     * @return array<string|int, array{kind: string, ttl: float, size: int}>
+     */
+    function ephpm_kv_scan(?string &$cursor, string $pattern = '', int $count = 100): array {}
 }
 
 namespace Ephpm {
