@@ -218,6 +218,14 @@ func stormWorker(e *Engine, log *os.File, name string, stop <-chan struct{}) {
 					}
 				}
 			}
+		case r < 87: // a walk of a few buckets, killed mid-walk now and then
+			if _, err := e.Scan(strconv.FormatUint(uint64(rand.IntN(1<<10)), 16), "storm:*", 16, func(k kv.KeyInfo) {
+				if k.Key == stormHeld && k.TTL <= 0 {
+					bad("scan: the held lock with ttl %v", k.TTL)
+				}
+			}); err != nil && !errors.Is(err, kv.ErrBadCursor) {
+				bad("scan: %v", err)
+			}
 		case r < 90: // the lock held since before the storm is never free
 			if ok, err := e.SetNX(stormHeld, []byte(name), time.Second); err != nil || ok {
 				bad("setnx of the held lock: %v, %v", ok, err)
@@ -437,6 +445,20 @@ func TestKillStormFull(t *testing.T) {
 	t.Logf("queue after the storm: %d jobs, %d popped", size, drained)
 	if drained != size {
 		t.Errorf("the queue counted %d jobs and gave %d", size, drained)
+	}
+	// A whole walk after the storm finds the lock held since before it.
+	walked, cursor := map[string]bool{}, ""
+	for {
+		next, err := e.Scan(cursor, "", 100, func(k kv.KeyInfo) { walked[k.Key] = true })
+		if err != nil {
+			t.Fatalf("scan after the storm: %v", err)
+		}
+		if cursor = next; cursor == "" {
+			break
+		}
+	}
+	if !walked[stormHeld] {
+		t.Errorf("a walk after the storm did not find %s (%d keys walked)", stormHeld, len(walked))
 	}
 	if v, found, err := getString(e, stormHeld); err != nil || !found || v != stormHeldTok {
 		t.Errorf("the lock taken before the storm: %q, %v, %v", v, found, err)
