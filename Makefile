@@ -142,13 +142,18 @@ test-abi: $(LIB) $(ABI_TEST) $(SIGURG_TEST)
 # first, alone. Its output is printed once it is done.
 PHPT_MODES ?= map shm server redis redis-cluster etcd
 
+# The modes on clusters (etcd, redis-cluster) run beside the others, each
+# from its own tree (build/phpt.sh): their tests mostly wait on the network.
+PHPT_BESIDE := etcd redis-cluster
+
 test-php: all
 	@build/deps.sh redis etcd
-	@fail=; out=$$(mktemp); etcd=; \
+	@fail=; out=$$(mktemp -d); bg=; \
 	for mode in $(filter map shm,$(PHPT_MODES)); do build/phpt.sh $$mode phpt-$$mode.log || fail="$$fail $$mode"; done; \
-	if [ -n "$(filter etcd,$(PHPT_MODES))" ]; then build/phpt.sh etcd phpt-etcd.log >$$out 2>&1 & etcd=$$!; fi; \
-	for mode in $(filter-out map shm etcd,$(PHPT_MODES)); do build/phpt.sh $$mode phpt-$$mode.log || fail="$$fail $$mode"; done; \
-	if [ -n "$$etcd" ]; then wait $$etcd || fail="$$fail etcd"; cat $$out; fi; rm -f $$out; \
+	for mode in $(filter $(PHPT_BESIDE),$(PHPT_MODES)); do \
+		PHPT_OWN_TREE=1 build/phpt.sh $$mode phpt-$$mode.log >$$out/$$mode 2>&1 & bg="$$bg $$!:$$mode"; done; \
+	for mode in $(filter-out map shm $(PHPT_BESIDE),$(PHPT_MODES)); do build/phpt.sh $$mode phpt-$$mode.log || fail="$$fail $$mode"; done; \
+	for b in $$bg; do wait $${b%%:*} || fail="$$fail $${b#*:}"; cat $$out/$${b#*:}; done; rm -rf $$out; \
 		[ -z "$$fail" ] || { echo "phpt failed in:$$fail"; exit 1; }
 
 # Memcheck gets a library without DWARF (-w): valgrind 3.19 cannot read Go's
@@ -247,7 +252,11 @@ trixie-wait:
 	@sync
 test-php84: all
 	build/trixie.sh build
-	@fail=; for mode in $(PHP84_PHPT_MODES); do build/trixie.sh run build/phpt.sh $$mode phpt84-$$mode.log || fail="$$fail phpt-$$mode"; done; \
+	@fail=; out=$$(mktemp); server=; \
+	if [ -n "$(filter server,$(PHP84_PHPT_MODES))" ]; then \
+		PHPT_OWN_TREE=1 build/trixie.sh run build/phpt.sh server phpt84-server.log >$$out 2>&1 & server=$$!; fi; \
+	for mode in $(filter-out server,$(PHP84_PHPT_MODES)); do build/trixie.sh run build/phpt.sh $$mode phpt84-$$mode.log || fail="$$fail phpt-$$mode"; done; \
+	if [ -n "$$server" ]; then wait $$server || fail="$$fail phpt-server"; cat $$out; fi; rm -f $$out; \
 	build/trixie.sh run php-tests/fpm/run.sh shm || fail="$$fail fpm"; \
 	for suite in "php/tests/bootstrap.php php/tests/Symfony" "php/tests/Laravel/bootstrap.php php/tests/Laravel" \
 		"php/tests/Psr/bootstrap.php php/tests/Psr" "php/tests/WordPress/bootstrap.php php/tests/WordPress"; do \

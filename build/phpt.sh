@@ -62,11 +62,13 @@ esac
 # PHPT_TESTS: some tests instead of the whole directory (paths from the root)
 read -ra tests <<<"${PHPT_TESTS:-php-tests/}"
 # run-tests.php writes each test's files beside it (x.php, x.skip.php,
-# x.diff). test-php runs the etcd mode beside the server modes, so it runs
-# from a tree of its own (the tests copied; build/, go/ and php/, whose
-# status.php a test runs, linked), where the others' files never meet its own.
+# x.diff). test-php runs the etcd and redis-cluster modes (and the 8.4 lane
+# its server mode) beside the others, so each of those runs from a tree of
+# its own (PHPT_OWN_TREE=1; etcd always: the tests copied; build/, go/ and
+# php/, whose status.php a test runs, linked), where the others' files never
+# meet its own.
 tree=$root
-if [ "$mode" = etcd ]; then
+if [ "$mode" = etcd ] || [ -n "${PHPT_OWN_TREE:-}" ]; then
   tree="$root/build/out/phpt-tree-${log%.log}"
   rm -rf "$tree" && mkdir -p "$tree"
   cp -r "$root/php-tests" "$tree/" && ln -s "$root/build" "$tree/build" && ln -s "$root/go" "$tree/go" && ln -s "$root/php" "$tree/php"

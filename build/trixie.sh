@@ -92,12 +92,12 @@ inner() {
     mount --bind "$root/build/out/php84/ephpm.so" "$dir$root/build/ephpm.so"; mounted+=("$dir$root/build/ephpm.so")
   fi
   # A clean environment: the host's PATH, TMPDIR and the like name host
-  # paths. Kept: the suites' own settings (PHPT_TESTS, EPHPM_*).
+  # paths. Kept: the suites' own settings (PHPT_TESTS, PHPT_OWN_TREE, EPHPM_*).
   local envs=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
     DEBIAN_FRONTEND=noninteractive TERM="${TERM:-dumb}")
   local v
   for v in $(compgen -e); do
-    case "$v" in PHPT_TESTS | EPHPM_* | CI) envs+=("$v=${!v}") ;; esac
+    case "$v" in PHPT_TESTS | PHPT_OWN_TREE | EPHPM_* | CI) envs+=("$v=${!v}") ;; esac
   done
   chroot "$dir" /usr/bin/env -i "${envs[@]}" /bin/sh -c 'cd "$1" && shift && exec "$@"' sh "$root" "$@" || status=$?
   exit $status

@@ -1,7 +1,8 @@
 --TEST--
 Leader::campaign(autoRenew: true): a leader working 3x its TTL stays leader and no rival wins; resign() stops the renewal and frees the election; without autoRenew the same work loses it
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc'; ?>
+<?php require __DIR__ . '/skipif.inc';
+ephpm_skip_under_valgrind('its point is a TTL running out, which valgrind slows several-fold; leader_campaign and leader_destructor_resigns run the Leader under valgrind, lock_watchdog_renews the watchdog'); ?>
 --FILE--
 <?php
 declare(strict_types=1);

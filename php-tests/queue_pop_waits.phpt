@@ -1,7 +1,8 @@
 --TEST--
 Ephpm\Queue::pop($wait) waits for a job: it returns the delayed job once it becomes visible, well before the wait ends, and null after the whole wait when none comes
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc'; ?>
+<?php require __DIR__ . '/skipif.inc';
+ephpm_skip_under_valgrind('its point is time (a visibility or a delay running out), which valgrind slows several-fold; queue_ack, queue_fifo and queue_dead_retry run pop, ack, release and touch under valgrind'); ?>
 --FILE--
 <?php
 $q = new Ephpm\Queue('queue-pop-waits:' . getmypid());

@@ -1,7 +1,8 @@
 --TEST--
 Ephpm\Job::touch() extends the delivery's invisibility to the queue's visibility from now: touched in time, the job stays invisible past its first visibility and can still be acknowledged; not touched, it is delivered again
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc'; ?>
+<?php require __DIR__ . '/skipif.inc';
+ephpm_skip_under_valgrind('its point is time (a visibility or a delay running out), which valgrind slows several-fold; queue_ack, queue_fifo and queue_dead_retry run pop, ack, release and touch under valgrind'); ?>
 --FILE--
 <?php
 $q = new Ephpm\Queue('queue-touch:' . getmypid(), 0.4);

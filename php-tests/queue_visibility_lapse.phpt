@@ -1,7 +1,8 @@
 --TEST--
 Ephpm\Queue: a popped job is invisible to other pops for the visibility; not acknowledged by then, it is delivered again (same id and payload, attempts 2), and the first delivery can no longer ack(), release() or touch() it
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc'; ?>
+<?php require __DIR__ . '/skipif.inc';
+ephpm_skip_under_valgrind('its point is time (a visibility or a delay running out), which valgrind slows several-fold; queue_ack, queue_fifo and queue_dead_retry run pop, ack, release and touch under valgrind'); ?>
 --FILE--
 <?php
 $q = new Ephpm\Queue('queue-lapse:' . getmypid(), 0.3);
