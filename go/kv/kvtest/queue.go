@@ -55,14 +55,20 @@ func checkQueue(h *harness) {
 	if a == b || b == c || q.size() != 3 {
 		t.Errorf("ids %d %d %d, size %d", a, b, c, q.size())
 	}
+	const bVisible = 100 * time.Millisecond
 	ja, ta, _ := q.pop(time.Minute, 0)
-	jb, tb, _ := q.pop(100*time.Millisecond, 0)
+	bAt := time.Now()
+	jb, tb, _ := q.pop(bVisible, 0)
 	jc, tc, _ := q.pop(time.Minute, 0)
 	if string(ja.Payload) != "a" || string(jb.Payload) != "b" || string(jc.Payload) != "c\x00binary" || ja.ID != a || ja.Attempts != 1 {
 		t.Fatalf("FIFO: %+v %+v %+v", ja, jb, jc)
 	}
-	if _, _, ok := q.pop(time.Minute, 0); ok {
-		t.Errorf("pop while every job is delivered: one came")
+	// None while every job is delivered: unless b's visibility ran out
+	// already (an engine whose every call is a round of consensus, busy),
+	// and then b is what comes, its redelivery.
+	early, earlyTok, ok := q.pop(time.Minute, 0)
+	if ok && (early.ID != b || time.Since(bAt) < bVisible) {
+		t.Errorf("pop while every job is delivered: %+v came", early)
 	}
 	if ok, err := kv.QueueAck(h.e, q.key, a, ta); !ok || err != nil {
 		t.Errorf("ack: %v, %v", ok, err)
@@ -80,7 +86,10 @@ func checkQueue(h *harness) {
 		t.Errorf("touch: %v, %v", ok, err)
 	}
 	// b's visibility runs out: it comes back, its old delivery is stale.
-	jb2, tb2, ok := q.pop(time.Minute, 2*time.Second)
+	jb2, tb2 := early, earlyTok
+	if !ok {
+		jb2, tb2, ok = q.pop(time.Minute, 5*time.Second)
+	}
 	if !ok || jb2.ID != b || jb2.Attempts != 2 {
 		t.Fatalf("redelivery after the visibility ran out: %v %+v", ok, jb2)
 	}
@@ -112,13 +121,15 @@ func checkQueue(h *harness) {
 		t.Errorf("pop after retry: %v %+v", ok, j)
 	}
 	// Delayed: invisible until its delay passes; a waiting pop gets it then.
-	d := q.push("later", 300*time.Millisecond)
-	if _, _, ok := q.pop(time.Minute, 0); ok {
-		t.Errorf("a delayed job was delivered before its delay")
-	}
-	start := time.Now()
-	if j, _, ok := q.pop(time.Minute, 5*time.Second); !ok || j.ID != d || time.Since(start) < 200*time.Millisecond {
-		t.Errorf("waiting pop of a delayed job: %v %+v after %v", ok, j, time.Since(start))
+	const delay = 300 * time.Millisecond
+	pushed := time.Now() // before the push: its delay runs from a moment after this
+	d := q.push("later", delay)
+	if j, _, ok := q.pop(time.Minute, 0); ok && (j.ID != d || time.Since(pushed) < delay) {
+		t.Errorf("a delayed job was delivered before its delay: %+v", j)
+	} else if !ok {
+		if j, _, ok := q.pop(time.Minute, 5*time.Second); !ok || j.ID != d || time.Since(pushed) < delay {
+			t.Errorf("waiting pop of a delayed job: %v %+v after %v", ok, j, time.Since(pushed))
+		}
 	}
 	// A waiting pop wakes for a push.
 	done := make(chan kv.QueueJob)
