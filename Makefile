@@ -142,9 +142,11 @@ test-abi: $(LIB) $(ABI_TEST) $(SIGURG_TEST)
 # first, alone. Its output is printed once it is done.
 PHPT_MODES ?= map shm server redis redis-cluster etcd
 
-# The modes on clusters (etcd, redis-cluster) run beside the others, each
-# from its own tree (build/phpt.sh): their tests mostly wait on the network.
-PHPT_BESIDE := etcd redis-cluster
+# The etcd mode runs beside the others, from its own tree (build/phpt.sh):
+# its tests mostly wait out whole-second leases. The Redis Cluster's ran
+# beside them too once, and 4 of its tests failed in CI (not here, in 5
+# runs); it runs in the foreground until that is understood.
+PHPT_BESIDE := etcd
 
 test-php: all
 	@build/deps.sh redis etcd

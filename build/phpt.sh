@@ -79,8 +79,12 @@ echo "phpt $mode: $(count passed) passed, $(count failed) failed, $(count skippe
 if [ "$(count failed)" = 0 ] && ! grep -qE '^Tests (borked|leaked) *: *[1-9]' "$out"; then
   exit 0
 fi
-sed -n '/^FAILED TEST SUMMARY/,$p;/========DIFF========/,/========DONE========/p' "$out"
-[ "${mode}" != server ] && [ "${mode}" != redis ] || { echo "--- $mode log"; cat "$work/kv.log"; }
-[ "${mode}" != redis-cluster ] || { echo "--- $mode logs"; cat "$work"/*/redis.log; }
+# The servers' logs first, then what failed and how: CI shows a failed
+# run's last lines.
+[ "${mode}" != server ] && [ "${mode}" != redis ] || { echo "--- $mode log (last 40 lines)"; tail -n 40 "$work/kv.log"; }
+[ "${mode}" != redis-cluster ] || { for f in "$work"/*/redis.log; do echo "--- $mode: $f (last 15 lines)"; tail -n 15 "$f"; done; }
 [ "${mode}" != etcd ] || { for i in 1 2 3; do cp "$work/m$i/log" "$out.m$i"; done; echo "--- $mode: the members' logs are in build/out/$log.m1..3"; }
+awk '/========DIFF========/ { d = 1 } d { print } /========DONE========/ { d = 0 }
+  /FAIL.*\[php-tests\// && !/^FAILED/ { print }' "$out"
+sed -n '/^FAILED TEST SUMMARY/,/^=====/p' "$out"
 exit 1
