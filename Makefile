@@ -163,7 +163,10 @@ test-php: all
 # run; nothing needs it, since build/valgrind-go.supp matches the library's
 # frames by object, and the extension keeps its own debug information.
 VG_LIB := $(BUILD)/out/valgrind/libephpm_kv.so
+# Built with valgrind's headers there, so the library marks what it hands
+# the extension as defined (go/capi/defined.go).
 $(VG_LIB): $(GO_SRC) Makefile go-lib.mk
+	@build/deps.sh valgrind
 	cd go && go build -trimpath -buildmode=c-shared -ldflags="$(GO_LIB_LDFLAGS) -w" -o ../$(VG_LIB) ./capi
 
 # A real php-fpm (4 workers): sharing through an ephpm-kv server, through the

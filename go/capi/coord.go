@@ -78,6 +78,7 @@ func ephpmKvQueuePush(key *C.ephpm_cchar, keyLen C.size_t, payload *C.ephpm_ccha
 func cCopy(b []byte) *C.char {
 	p := (*C.char)(C.malloc(C.size_t(max(len(b), 1))))
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(p)), len(b)), b)
+	handedToC(unsafe.Pointer(p), len(b))
 	return p
 }
 

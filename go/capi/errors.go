@@ -72,6 +72,7 @@ func fail(cerr *C.ephpm_kv_error, err error) C.int {
 		msg := unsafe.Slice((*byte)(unsafe.Pointer(&cerr.message[0])), len(cerr.message))
 		n := copy(msg[:len(msg)-1], err.Error())
 		msg[n] = 0
+		handedToC(unsafe.Pointer(&msg[0]), n+1)
 	}
 	return -C.int(code)
 }
