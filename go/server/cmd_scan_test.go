@@ -153,8 +153,9 @@ func TestScan(t *testing.T) {
 	if all["gone"] != 0 {
 		t.Error("SCAN reported an expired key")
 	}
-	// Several pages, each at least scanMinVisit keys.
-	if _, items := scanPage(t, rc.value("SCAN", "0", "COUNT", "1")); len(items) < scanMinVisit || len(items) > 2504 {
+	// Several pages, each at least scanMinVisit keys visited: all reported
+	// but "gone", expired, when the page visits it.
+	if _, items := scanPage(t, rc.value("SCAN", "0", "COUNT", "1")); len(items) < scanMinVisit-1 || len(items) > 2504 {
 		t.Errorf("a page of %d keys for COUNT 1: the server visits at least %d", len(items), scanMinVisit)
 	}
 	matched := scanKeys(t, rc, "MATCH", "a:00?5", "COUNT", "100")
@@ -227,39 +228,46 @@ func TestScanRefuses(t *testing.T) {
 }
 
 // EPHPM.SCAN: exactly count keys visited a page, each with kind, ttl (ms,
-// -1 for none) and size.
+// -1 for none), size and fence.
 func TestEphpmScan(t *testing.T) {
 	_, addr := startServer(t, Config{Store: storeCfg(16<<20, 1<<20)})
 	rc := dial(t, "unix", addr)
 	fillKinds(t, rc, 20)
+	fence, ok := rc.value("EPHPM.SETNXFENCED", "lock", "token", "60000").(int64)
+	if !ok || fence < 1 {
+		t.Fatalf("EPHPM.SETNXFENCED: %v", fence)
+	}
 	type info struct {
-		kind      string
-		ttl, size int64
+		kind             string
+		ttl, size, fence int64
 	}
 	seen := map[string]info{}
 	cursor, pages := "0", 0
 	for ; ; pages++ {
 		next, items := scanPage(t, rc.value("EPHPM.SCAN", cursor, "3"))
-		if len(items)%4 != 0 || len(items) > 4*3 {
+		if len(items)%5 != 0 || len(items) > 5*3 {
 			t.Fatalf("a page of %d items for count 3", len(items))
 		}
-		for i := 0; i < len(items); i += 4 {
+		for i := 0; i < len(items); i += 5 {
 			k, kind := items[i].(string), items[i+1].(string)
-			seen[k] = info{kind, items[i+2].(int64), items[i+3].(int64)}
+			seen[k] = info{kind, items[i+2].(int64), items[i+3].(int64), items[i+4].(int64)}
 		}
 		if next == "0" {
 			break
 		}
 		cursor = next
 	}
-	if pages < 24/3-1 {
-		t.Errorf("%d pages of 3 for 24 keys", pages)
+	if pages < 25/3-1 {
+		t.Errorf("%d pages of 3 for 25 keys", pages)
 	}
-	if len(seen) != 24 {
-		t.Errorf("%d keys, want 24: %v", len(seen), seen)
+	if len(seen) != 25 {
+		t.Errorf("%d keys, want 25: %v", len(seen), seen)
 	}
-	if got := seen["a:0007"]; got != (info{"value", -1, 1}) {
+	if got := seen["a:0007"]; got != (info{"value", -1, 1, 0}) {
 		t.Errorf("a:0007: %+v", got)
+	}
+	if got := seen["lock"]; got.kind != "value" || got.ttl < 59000 || got.size != 5 || got.fence != fence {
+		t.Errorf("lock: %+v, want fence %d", got, fence)
 	}
 	if got := seen["ttl"]; got.kind != "value" || got.ttl < 59000 || got.ttl > 60000 || got.size != 11 {
 		t.Errorf("ttl: %+v", got)
@@ -267,14 +275,14 @@ func TestEphpmScan(t *testing.T) {
 	if got := seen["cache"]; got.kind != "evictable" || got.ttl != -1 || got.size != 6 {
 		t.Errorf("cache: %+v", got)
 	}
-	if got := seen["rw"]; got.kind != "leases" || got.ttl < 59000 || got.size <= 0 {
+	if got := seen["rw"]; got.kind != "leases" || got.ttl < 59000 || got.size <= 0 || got.fence < 1 || got.fence >= fence {
 		t.Errorf("rw: %+v", got)
 	}
 	if got := seen["rate"]; got.kind != "ratelog" || got.ttl < 59000 || got.size <= 0 {
 		t.Errorf("rate: %+v", got)
 	}
 	next, items := scanPage(t, rc.value("EPHPM.SCAN", "0", "10000", "MATCH", "a:001*"))
-	if next != "0" || len(items) != 4*10 {
+	if next != "0" || len(items) != 5*10 {
 		t.Errorf("MATCH a:001*: cursor %s, %d items", next, len(items))
 	}
 }
