@@ -472,17 +472,17 @@ static const char *const scan_kinds[] = {
 };
 
 /* The keys of scan()'s buffer, from at, into out as key => ['kind' =>,
- * 'ttl' =>, 'size' =>]; false when they do not parse. */
+ * 'ttl' =>, 'size' =>, 'fence' =>]; false when they do not parse. */
 static bool unpack_scan(const char *buf, size_t len, size_t at, zval *out)
 {
 	while (at < len) {
-		int64_t head[4]; /* kind, ttl_ns, size, key length */
+		int64_t head[5]; /* kind, ttl_ns, size, fence, key length */
 		if (len - at < sizeof head) {
 			return false;
 		}
 		memcpy(head, buf + at, sizeof head);
 		at += sizeof head;
-		if (head[3] < 0 || (uint64_t)head[3] > len - at) {
+		if (head[4] < 0 || (uint64_t)head[4] > len - at) {
 			return false;
 		}
 		const char *kind = "unknown"; /* a kind newer than this extension */
@@ -490,15 +490,16 @@ static bool unpack_scan(const char *buf, size_t len, size_t at, zval *out)
 			kind = scan_kinds[head[0]];
 		}
 		zval info;
-		array_init_size(&info, 3);
+		array_init_size(&info, 4);
 		add_assoc_string(&info, "kind", kind);
 		add_assoc_double(&info, "ttl", head[1] == EPHPM_KV_TTL_PERSISTENT ? -1.0
 			: head[1] <= 0 ? 0.0 : (double)head[1] / EPHPM_NS_PER_SEC);
 		add_assoc_long(&info, "size", head[2]);
+		add_assoc_long(&info, "fence", head[3]);
 		/* A decimal key becomes an int key, as in any PHP array; a key
 		 * reported twice (a walk may) is one entry. */
-		zend_symtable_str_update(Z_ARRVAL_P(out), buf + at, (size_t)head[3], &info);
-		at += (size_t)head[3];
+		zend_symtable_str_update(Z_ARRVAL_P(out), buf + at, (size_t)head[4], &info);
+		at += (size_t)head[4];
 	}
 	return true;
 }

@@ -50,10 +50,11 @@ ephpm_kv_set('other:' . $tag, 'not under the prefix');
 [$code, $html] = page(['prefix' => $tag], $auth);
 var_dump($code);
 $locks = table($html, 'locks');
-var_dump(str_contains($locks, "<code>{$tag}lock:&lt;script&gt;\\x00é\\u202ex</code>"), substr_count($locks, '<tr class="lock">'));
+var_dump(str_contains($locks, "<code>{$tag}lock:&lt;script&gt;\\x00é\\u202ex</code></td><td class=\"num fence\">{$lock->fence}</td>"),
+    substr_count($locks, '<tr class="lock">'));
 $leases = table($html, 'leases');
 var_dump(substr_count($leases, '<tr class="lease">'), str_contains($leases, "<code>{$tag}sem</code></td><td class=\"num\">1</td>"),
-    str_contains($leases, "<code>{$tag}rw</code></td><td class=\"num\">1</td>"));
+    str_contains($leases, "<code>{$tag}rw</code></td><td class=\"num\">1</td><td class=\"num fence\">{$rw->fence}</td>"));
 var_dump(substr_count(table($html, 'keys'), '<tr class="key'), str_contains($html, 'other:'), str_contains($html, '<script>'));
 
 echo "glob characters in the prefix are literal\n";

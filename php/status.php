@@ -352,8 +352,11 @@ if (!\function_exists(__NAMESPACE__ . '\serve')) {
                     $holders = '<td class="num" title="' . h($e->getMessage()) . '">?</td>';
                 }
             }
+            // 0: none issued (a lock a plain setnx took)
+            $fence = ($info['fence'] ?? 0) > 0 ? (string) $info['fence'] : '–';
             $html .= '<tr class="' . ($leases ? 'lease' : 'lock') . '"><td><code>' . key_html($key) . '</code></td>' . $holders
-                . '<td class="num">' . h(time_left($info['ttl'])) . '</td><td class="num">' . h(bytes($info['size'])) . "</td></tr>\n";
+                . '<td class="num fence">' . h($fence) . '</td><td class="num">' . h(time_left($info['ttl'])) . '</td><td class="num">'
+                . h(bytes($info['size'])) . "</td></tr>\n";
         }
         return $html;
     }
@@ -430,13 +433,13 @@ if (!\function_exists(__NAMESPACE__ . '\serve')) {
             $o .= '<p class="warn">The walk stopped after about ' . (HELD_WALK_STEPS * 1000) . " keys: give a prefix to see the rest.</p>\n";
         }
         $o .= "<p>Keys holding a value with a TTL: locks (Ephpm\\Lock, ephpm_kv_setnx), and also sessions and other values written with a TTL.</p>\n";
-        $o .= "<table id=\"locks\"><tr><th>Key</th><th>Time left</th><th>Size</th></tr>\n" . held_rows($locks, false) . "</table>\n";
+        $o .= "<table id=\"locks\"><tr><th>Key</th><th>Fence</th><th>Time left</th><th>Size</th></tr>\n" . held_rows($locks, false) . "</table>\n";
         if (\count($locks) > HELD_ROWS) {
             $o .= '<p>The ' . HELD_ROWS . " that expire first.</p>\n";
         }
         $o .= '<h2>Leases' . $filtered . ' (' . \count($leases) . ($walked ? '' : '+') . ")</h2>\n"
             . "<p>Read/write locks and semaphores: their live holders, and the time left of the longest lease.</p>\n"
-            . "<table id=\"leases\"><tr><th>Key</th><th>Holders</th><th>Time left</th><th>Size</th></tr>\n" . held_rows($leases, true) . "</table>\n";
+            . "<table id=\"leases\"><tr><th>Key</th><th>Holders</th><th>Newest fence</th><th>Time left</th><th>Size</th></tr>\n" . held_rows($leases, true) . "</table>\n";
         if (\count($leases) > HELD_ROWS) {
             $o .= '<p>The ' . HELD_ROWS . " that expire first.</p>\n";
         }

@@ -357,7 +357,8 @@ typedef struct ephpm_kv_ops {
 	 * each key its kind (EPHPM_KV_KIND_*), ttl_ns (ns left, or
 	 * EPHPM_KV_TTL_PERSISTENT), size (the value's bytes before
 	 * compression; for a lease set or a rate log the bytes the engine keeps
-	 * for it) and key length (four int64), then the key. 1 the walk goes on
+	 * for it), fence (kv.KeyInfo.Fence: a fenced lock's, a lease set's newest
+	 * holder's, 0 for none) and key length (five int64), then the key. 1 the walk goes on
 	 * (pass the cursor back), 0 it is done (the cursor is empty). A cursor
 	 * the engine did not return is EPHPM_KV_E_BAD_ARGUMENT. Check
 	 * EPHPM_OPS_HAS: appended after queue_retry. */

@@ -28,8 +28,8 @@ func ephpmKvScan(cursor *C.ephpm_cchar, cursorLen C.size_t, match *C.ephpm_cchar
 
 // scanStep runs one Scan call on s and packs its page as the scan op
 // returns it: the next cursor's length (int64, native byte order) and the
-// cursor, then per key its kind, TTL in ns (or kv.TTLPersistent), size and
-// length (four int64) and the key. more: the walk goes on.
+// cursor, then per key its kind, TTL in ns (or kv.TTLPersistent), size,
+// fence and length (five int64) and the key. more: the walk goes on.
 func scanStep(s kv.Scanner, cursor, match string, count int64) (packed []byte, more bool, err error) {
 	if count < 1 || count > kv.MaxScanCount {
 		return nil, false, fmt.Errorf("%w: count must be 1 to %d, got %d", kv.ErrBadArgument, kv.MaxScanCount, count)
@@ -39,6 +39,7 @@ func scanStep(s kv.Scanner, cursor, match string, count int64) (packed []byte, m
 		keys = binary.NativeEndian.AppendUint64(keys, uint64(k.Kind))
 		keys = binary.NativeEndian.AppendUint64(keys, uint64(k.TTL))
 		keys = binary.NativeEndian.AppendUint64(keys, uint64(k.Size))
+		keys = binary.NativeEndian.AppendUint64(keys, uint64(k.Fence))
 		keys = binary.NativeEndian.AppendUint64(keys, uint64(len(k.Key)))
 		keys = append(keys, k.Key...)
 	})

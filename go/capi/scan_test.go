@@ -34,14 +34,14 @@ func unpackScan(t *testing.T, b []byte) (next string, keys []kv.KeyInfo) {
 	}
 	next = bytes(word())
 	for len(b) > 0 {
-		kind, ttl, size := word(), word(), word()
-		keys = append(keys, kv.KeyInfo{Kind: kv.KeyKind(kind), TTL: time.Duration(ttl), Size: size, Key: bytes(word())})
+		kind, ttl, size, fence := word(), word(), word(), word()
+		keys = append(keys, kv.KeyInfo{Kind: kv.KeyKind(kind), TTL: time.Duration(ttl), Size: size, Fence: fence, Key: bytes(word())})
 	}
 	return next, keys
 }
 
-// The scan op's buffer carries each key's kind, TTL, size and bytes, and
-// the cursor, over a whole walk in small steps.
+// The scan op's buffer carries each key's kind, TTL, size, fence and
+// bytes, and the cursor, over a whole walk in small steps.
 func TestScanStepPacksAWalk(t *testing.T) {
 	s := store.New(store.Config{})
 	want := map[string]kv.KeyKind{}
@@ -56,6 +56,11 @@ func TestScanStepPacksAWalk(t *testing.T) {
 		t.Fatal(err)
 	}
 	want["cache"] = kv.KindEvictable
+	fence, _, err := s.SetNXFenced("lock", []byte("token"), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want["lock"] = kv.KindValue
 	seen := map[string]kv.KeyInfo{}
 	cursor, steps := "", 0
 	for {
@@ -76,7 +81,10 @@ func TestScanStepPacksAWalk(t *testing.T) {
 		cursor = next
 	}
 	if steps < 4 {
-		t.Errorf("26 keys in steps of 7 took %d steps", steps)
+		t.Errorf("27 keys in steps of 7 took %d steps", steps)
+	}
+	if l := seen["lock"]; l.Fence != fence || l.Fence < 1 || l.Size != 5 {
+		t.Errorf("lock: fence %d size %d, want fence %d and size 5", l.Fence, l.Size, fence)
 	}
 	for k, kind := range want {
 		got, ok := seen[k]

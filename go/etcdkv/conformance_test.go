@@ -33,6 +33,8 @@ func TestConformance(t *testing.T) {
 		// No compression: CompressMin 0 (Stats says so).
 		Limits:        func(cfg kvtest.Config) kvtest.Config { cfg.CompressMin = 0; return cfg },
 		FullCheckedBy: "etcdkv.TestQuotaFull",
+		// SetNXFenced's fence is the key's create revision.
+		FenceIsCreateRevision: true,
 		// Each check has a prefix of its own; most of their time is
 		// spent waiting out 1 s leases.
 		Parallel: true,

@@ -3,6 +3,7 @@ package etcdkv
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -43,6 +44,8 @@ type scanned struct {
 	kind  kv.KeyKind
 	size  int64
 	lease clientv3.LeaseID
+	// created is its create revision: the fence of the SetNX that made it
+	created int64
 }
 
 // Scan implements kv.Scanner: a range over the data prefix (the keys
@@ -109,7 +112,7 @@ walk:
 			}
 			k := string(item.Key[len(e.dataPrefix):])
 			next = k
-			keys = append(keys, scanned{key: k, kind: kindOf(item.Value), size: int64(len(item.Value)), lease: id})
+			keys = append(keys, scanned{key: k, kind: kindOf(item.Value), size: int64(len(item.Value)), lease: id, created: item.CreateRevision})
 		}
 		if !r.More || len(r.Kvs) == 0 {
 			done = true
@@ -127,7 +130,7 @@ walk:
 		if !kv.Match(match, k.key) {
 			continue
 		}
-		info := kv.KeyInfo{Key: k.key, Kind: k.kind, TTL: kv.TTLPersistent, Size: k.size}
+		info := kv.KeyInfo{Key: k.key, Kind: k.kind, TTL: kv.TTLPersistent, Size: k.size, Fence: k.created}
 		if k.lease != clientv3.NoLease {
 			d, ok := left[k.lease]
 			if !ok {
@@ -142,6 +145,11 @@ walk:
 				}
 			} else {
 				info.TTL = d
+			}
+		}
+		if info.Kind == kv.KindLeases {
+			if info.Fence, err = e.highestHolder(ctx, cl, k.key); err != nil {
+				return "", err
 			}
 		}
 		found = append(found, info)
@@ -237,7 +245,7 @@ func (e *Engine) rescan(ctx context.Context, cl *clientv3.Client, key string) (k
 			return kv.KeyInfo{}, false, nil
 		}
 		v := g.Kvs[0]
-		info := kv.KeyInfo{Key: key, Kind: kindOf(v.Value), TTL: kv.TTLPersistent, Size: int64(len(v.Value))}
+		info := kv.KeyInfo{Key: key, Kind: kindOf(v.Value), TTL: kv.TTLPersistent, Size: int64(len(v.Value)), Fence: v.CreateRevision}
 		id := clientv3.LeaseID(v.Lease)
 		if id == clientv3.NoLease {
 			return info, true, nil
@@ -251,4 +259,22 @@ func (e *Engine) rescan(ctx context.Context, cl *clientv3.Client, key string) (k
 			return info, true, nil
 		}
 	}
+}
+
+// highestHolder is the fence of a lease set's newest live holder (the
+// highest create revision among its holders; intents hold nothing), 0 when
+// it has none or is no longer a lease set.
+func (e *Engine) highestHolder(ctx context.Context, cl *clientv3.Client, name string) (int64, error) {
+	s, err := e.readLeases(ctx, cl, name)
+	if errors.Is(err, kv.ErrWrongType) {
+		return 0, nil // written over since the range
+	}
+	if err != nil {
+		return 0, err
+	}
+	var highest int64
+	for _, h := range s.holders {
+		highest = max(highest, h.createRev)
+	}
+	return highest, nil
 }

@@ -35,6 +35,12 @@ type KeyInfo struct {
 	// Size is the value's length (before compression), or for a lease set
 	// or rate log the bytes the engine keeps for it.
 	Size int64
+	// Fence is the fence SetNXFenced issued with this value (a Lock's),
+	// kept while renewals extend it and dropped by a write that replaces
+	// it; for a lease set, the highest of its live holders' fences; 0
+	// when none was issued. On etcd, where the fence is the key's create
+	// revision, every key has one.
+	Fence int64
 }
 
 // MaxScanCount bounds the keys one Scan call visits.

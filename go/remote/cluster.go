@@ -410,8 +410,18 @@ func (c *Cluster) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool,
 	if never || err != nil {
 		return false, err
 	}
-	n, err := c.evalInt(scriptExpireIfEq, []string{key}, token, px)
+	n, err := c.evalInt(scriptExpireIfEq, withLockFence(key), token, px)
 	return n == 1, err
+}
+
+// withLockFence is the keys of a script on lock: lock, then its fence
+// record when it has one in its slot (lockFenceKey).
+func withLockFence(lock string, keys ...string) []string {
+	keys = append(keys, lock)
+	if record, ok := lockFenceKey(lock); ok {
+		keys = append(keys, record)
+	}
+	return keys
 }
 
 // TTL implements kv.Engine.
@@ -461,7 +471,8 @@ func (c *Cluster) SetNXFenced(key string, value []byte, ttl time.Duration) (int6
 	if !ok {
 		return 0, false, fmt.Errorf("%w: %q (use a name without '}', or one with a {tag})", ErrNoSlot, key)
 	}
-	fence, err := c.evalInt(scriptSetNXFenced, []string{key, counter}, value, px)
+	record, _ := lockFenceKey(key) // there whenever counter is
+	fence, err := c.evalInt(scriptSetNXFenced, []string{key, counter, record}, value, px)
 	if err != nil {
 		return 0, false, err
 	}
@@ -519,10 +530,10 @@ func (c *Cluster) SetIfLocked(key string, value []byte, ttl time.Duration, lock 
 		if release {
 			rel = "1"
 		}
-		n, err := c.evalInt(scriptSetIfLocked, []string{key, lock}, value, px, token, lockPX, rel)
+		n, err := c.evalInt(scriptSetIfLocked, withLockFence(lock, key), value, px, token, lockPX, rel)
 		return n == 1, err
 	}
-	n, err := c.evalInt(scriptExpireIfEq, []string{lock}, token, lockPX)
+	n, err := c.evalInt(scriptExpireIfEq, withLockFence(lock), token, lockPX)
 	if n != 1 || err != nil {
 		return false, err
 	}

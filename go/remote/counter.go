@@ -43,9 +43,10 @@ func (e *Engine) SetNXFenced(key string, value []byte, ttl time.Duration) (int64
 			c.arg("EPHPM.SETNXFENCED")
 			c.arg(key)
 		} else {
-			c.evalsha(scriptSetNXFenced, 2, 2)
+			c.evalsha(scriptSetNXFenced, 3, 2)
 			c.arg(key)
 			c.arg(fenceCounterKey)
+			c.arg(serverLockFenceKey(key))
 		}
 		c.argBytes(value)
 		c.argInt(px)

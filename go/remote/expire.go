@@ -42,8 +42,15 @@ func (e *Engine) ExpireIfEq(key string, token []byte, ttl time.Duration) (bool, 
 		// Always the script on a Valkey or Redis, even one with SET ...
 		// IFEQ: a SET is refused over maxmemory (denyoom), PEXPIRE is
 		// not, and a holder that cannot renew at a full server loses
-		// its lock.
-		c.keyCommand(scriptExpireIfEq, "EPHPM.PEXPIREIFEQ", key, 2)
+		// its lock. The lock's fence record (see lockFenceKey) is
+		// renewed with it; the ephpm-kv server keeps its fence itself.
+		if c.dialect.redis() {
+			c.evalsha(scriptExpireIfEq, 2, 2)
+			c.arg(key)
+			c.arg(serverLockFenceKey(key))
+		} else {
+			c.keyCommand(scriptExpireIfEq, "EPHPM.PEXPIREIFEQ", key, 2)
+		}
 		c.argBytes(token)
 		c.argInt(px)
 	}, func(_ int, r *reply, _ *client) error {

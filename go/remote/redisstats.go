@@ -9,8 +9,8 @@ import (
 
 // Stats from a Valkey or Redis: DBSIZE and INFO, pipelined.
 //
-//	keys         DBSIZE (of the selected database; fence counters and
-//	             marks count as keys there)
+//	keys         DBSIZE (of the selected database; fence counters, fence
+//	             marks and locks' fence records count as keys there)
 //	bytes_used   used_memory: all the server's memory, as its allocator
 //	             sees it, not the sum of keys and values
 //	bytes_limit  maxmemory (0: none)

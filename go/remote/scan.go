@@ -16,13 +16,16 @@ import (
 )
 
 // kv.Scanner. On an ephpm-kv server one EPHPM.SCAN a page, which carries
-// each key's kind, time left and size. On a Valkey or Redis, SCAN, then
-// one pipelined round of TYPE, PTTL, STRLEN and GETRANGE 0 1 for the page's
-// keys: only strings are ours (a key of another Redis type is another
-// program's, and left out), and a lease set or a rate log is a string
-// that opens with its family's header ("L\1", "R\1": see scripts.go). The
-// fence counter and the fence records (the "ephpm:fence-" keys) are the
-// scripts' own, and left out too. On a Redis Cluster, every master in
+// each key's kind, time left, size and fence. On a Valkey or Redis, SCAN,
+// then one pipelined round of TYPE, PTTL, STRLEN, GETRANGE 0 1 and
+// scriptKeyFence for the page's keys: only strings are ours (a key of
+// another Redis type is another program's, and left out), and a lease set
+// or a rate log is a string that opens with its family's header ("L\1",
+// "R\1": see scripts.go). A lock's fence is read from its fence record
+// (lockFenceKey), a lease set's from its entries. The fence counter, the
+// fence marks and the locks' fence records (the "ephpm:fence-" and
+// "ephpm:lock-fence:" keys) are the scripts' own, and left out too. On a
+// Redis Cluster, every master in
 // turn (in the order of their addresses), the cursor naming the master
 // and its own cursor.
 //
@@ -61,7 +64,8 @@ func kvCursor(b []byte) (string, error) {
 
 // internalKey reports the keys the scripts keep for themselves.
 func internalKey(key string) bool {
-	return key == fenceCounterKey || strings.HasPrefix(key, fenceCounterKey+":{") || strings.HasPrefix(key, fenceMarkPrefix)
+	return key == fenceCounterKey || strings.HasPrefix(key, fenceCounterKey+":{") || strings.HasPrefix(key, fenceMarkPrefix) ||
+		strings.HasPrefix(key, lockFencePrefix)
 }
 
 // kindNames reads EPHPM.SCAN's kinds.
@@ -73,13 +77,14 @@ func init() {
 	}
 }
 
-// redisKeyInfo is a Redis key's KeyInfo from TYPE, PTTL, STRLEN and its
-// first two bytes; false for a key that is not one of ours or is gone.
-func redisKeyInfo(key, typ string, pttl, size int64, head string) (kv.KeyInfo, bool) {
+// redisKeyInfo is a Redis key's KeyInfo from TYPE, PTTL, STRLEN, its
+// first two bytes and scriptKeyFence; false for a key that is not one of
+// ours or is gone.
+func redisKeyInfo(key, typ string, pttl, size int64, head string, fence int64) (kv.KeyInfo, bool) {
 	if typ != "string" || pttl == -2 || pttl < -2 {
 		return kv.KeyInfo{}, false
 	}
-	info := kv.KeyInfo{Key: key, Kind: kv.KindValue, TTL: kv.TTLPersistent, Size: size}
+	info := kv.KeyInfo{Key: key, Kind: kv.KindValue, TTL: kv.TTLPersistent, Size: size, Fence: fence}
 	switch {
 	case head == "L\x01":
 		info.Kind = kv.KindLeases
@@ -171,6 +176,10 @@ func (e *Engine) Scan(cursor, match string, count int, fn func(kv.KeyInfo)) (str
 	return next, nil
 }
 
+// ephpmScanFields is the elements of one key in EPHPM.SCAN's reply: key,
+// kind, ttl, size, fence.
+const ephpmScanFields = 5
+
 // readScanPage reads SCAN's reply (keys) or EPHPM.SCAN's (infos) and
 // returns the next cursor.
 func readScanPage(r *reply, c *client, fromRedis bool, infos *[]kv.KeyInfo, keys *[]string) (string, error) {
@@ -192,7 +201,7 @@ func readScanPage(r *reply, c *client, fromRedis bool, infos *[]kv.KeyInfo, keys
 	if err != nil {
 		return "", err
 	}
-	if page.kind != '*' || page.n < 0 || (!fromRedis && page.n%4 != 0) {
+	if page.kind != '*' || page.n < 0 || (!fromRedis && page.n%ephpmScanFields != 0) {
 		return "", errUnexpected(&page)
 	}
 	for i := int64(0); i < page.n; i++ {
@@ -207,7 +216,7 @@ func readScanPage(r *reply, c *client, fromRedis bool, infos *[]kv.KeyInfo, keys
 			*keys = append(*keys, string(el.data))
 			continue
 		}
-		// key, kind, ttl in ms (-1: none), size
+		// key, kind, ttl in ms (-1: none), size, fence
 		info := kv.KeyInfo{Key: string(el.data)}
 		kind, err := c.read()
 		if err != nil {
@@ -217,7 +226,7 @@ func readScanPage(r *reply, c *client, fromRedis bool, infos *[]kv.KeyInfo, keys
 			return "", errUnexpected(&kind)
 		}
 		k, known := kindNames[string(kind.data)] // a kind this client does not know: the key is left out
-		var nums [2]int64
+		var nums [ephpmScanFields - 2]int64
 		for j := range nums {
 			n, err := c.read()
 			if err != nil {
@@ -228,15 +237,15 @@ func readScanPage(r *reply, c *client, fromRedis bool, infos *[]kv.KeyInfo, keys
 			}
 			nums[j] = n.n
 		}
-		i += 3
-		ttl, size := nums[0], nums[1]
-		if (ttl < 0 && ttl != -1) || ttl > int64(kv.MaxTTL/time.Millisecond) || size < 0 {
-			return "", errProtocolReply{fmt.Sprintf("EPHPM.SCAN entry %.40q with ttl %d and size %d", info.Key, ttl, size)}
+		i += ephpmScanFields - 1
+		ttl, size, fence := nums[0], nums[1], nums[2]
+		if (ttl < 0 && ttl != -1) || ttl > int64(kv.MaxTTL/time.Millisecond) || size < 0 || fence < 0 {
+			return "", errProtocolReply{fmt.Sprintf("EPHPM.SCAN entry %.40q with ttl %d, size %d and fence %d", info.Key, ttl, size, fence)}
 		}
 		if !known {
 			continue
 		}
-		info.Kind, info.TTL, info.Size = k, kv.TTLPersistent, size
+		info.Kind, info.TTL, info.Size, info.Fence = k, kv.TTLPersistent, size, fence
 		if ttl >= 0 {
 			info.TTL = time.Duration(ttl) * time.Millisecond
 		}
@@ -245,19 +254,21 @@ func readScanPage(r *reply, c *client, fromRedis bool, infos *[]kv.KeyInfo, keys
 	return next, nil
 }
 
-// redisKeyInfos asks a Valkey or Redis for keys' types, times left, sizes
-// and headers, in one round trip.
+// redisKeyInfos asks a Valkey or Redis for keys' types, times left, sizes,
+// headers and fences, in one round trip (another, should the server have
+// lost scriptKeyFence: NOSCRIPT; it is a read, so sent again).
 func (e *Engine) redisKeyInfos(keys []string) ([]kv.KeyInfo, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
 	type answers struct {
-		typ, head  string
-		pttl, size int64
-		skip       bool
+		typ, head         string
+		pttl, size, fence int64
+		skip              bool
 	}
-	got := make([]answers, len(keys))
-	err := e.trip(func(c *client) {
+	const perKey = 5 // TYPE, PTTL, STRLEN, GETRANGE, scriptKeyFence
+	var got []answers
+	build := func(c *client) {
 		for _, k := range keys {
 			c.command(2)
 			c.arg("TYPE")
@@ -273,9 +284,13 @@ func (e *Engine) redisKeyInfos(keys []string) ([]kv.KeyInfo, error) {
 			c.arg(k)
 			c.arg("0")
 			c.arg("1")
+			c.evalsha(scriptKeyFence, 2, 0)
+			c.arg(k)
+			c.arg(serverLockFenceKey(k))
 		}
-	}, func(i int, r *reply, c *client) error {
-		a := &got[i/4]
+	}
+	handle := func(i int, r *reply, c *client) error {
+		a := &got[i/perKey]
 		if r.kind == '-' {
 			if strings.HasPrefix(string(r.data), "WRONGTYPE") {
 				a.skip = true // changed type since TYPE: not ours, or no more
@@ -283,7 +298,7 @@ func (e *Engine) redisKeyInfos(keys []string) ([]kv.KeyInfo, error) {
 			}
 			return replyError(r.data)
 		}
-		switch i % 4 {
+		switch i % perKey {
 		case 0:
 			if r.kind != '+' {
 				return errUnexpected(r)
@@ -293,7 +308,7 @@ func (e *Engine) redisKeyInfos(keys []string) ([]kv.KeyInfo, error) {
 			if r.kind != ':' {
 				return errUnexpected(r)
 			}
-			if i%4 == 1 {
+			if i%perKey == 1 {
 				a.pttl = r.n
 			} else {
 				a.size = r.n
@@ -303,15 +318,33 @@ func (e *Engine) redisKeyInfos(keys []string) ([]kv.KeyInfo, error) {
 				return errUnexpected(r)
 			}
 			a.head = string(r.data)
+		case 4:
+			f, err := intOrBulk(r)
+			if err != nil || f < 0 {
+				return errUnexpected(r)
+			}
+			a.fence = f
 		}
 		return nil
-	}, true)
-	if err != nil {
-		return nil, err
+	}
+	for tries := 0; ; tries++ {
+		got = make([]answers, len(keys))
+		err := e.trip(build, handle, true)
+		var again *notRun
+		if err == nil {
+			break
+		}
+		if !errors.As(err, &again) || again.unknownCommand {
+			return nil, err
+		}
+		if tries == 2 {
+			return nil, again.err
+		}
+		e.forgetScripts()
 	}
 	infos := make([]kv.KeyInfo, 0, len(keys))
 	for i, a := range got {
-		if info, ok := redisKeyInfo(keys[i], a.typ, a.pttl, a.size, a.head); ok && !a.skip {
+		if info, ok := redisKeyInfo(keys[i], a.typ, a.pttl, a.size, a.head, a.fence); ok && !a.skip {
 			infos = append(infos, info)
 		}
 	}
@@ -399,29 +432,44 @@ func (c *Cluster) Scan(cursor, match string, count int, fn func(kv.KeyInfo)) (st
 	return next, nil
 }
 
-// keyInfos is Engine.redisKeyInfos on one master, pipelined.
+// keyInfos is Engine.redisKeyInfos on one master, pipelined: scriptKeyFence
+// by EVALSHA, and once more by EVAL when the master does not have it.
 func (c *Cluster) keyInfos(ctx context.Context, n *redis.Client, keys []string) ([]kv.KeyInfo, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	cmds := make([]*redis.Cmd, 0, 4*len(keys))
-	_, err := n.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for _, k := range keys {
-			cmds = append(cmds, p.Do(ctx, "type", k), p.Do(ctx, "pttl", k), p.Do(ctx, "strlen", k), p.Do(ctx, "getrange", k, 0, 1))
-		}
-		return nil
-	})
+	const perKey = 5 // type, pttl, strlen, getrange, scriptKeyFence
+	var cmds []*redis.Cmd
 	var rerr redis.Error
-	if err != nil && !errors.As(err, &rerr) {
-		return nil, c.classify(err)
+	for _, eval := range []bool{false, true} {
+		cmds = make([]*redis.Cmd, 0, perKey*len(keys))
+		_, err := n.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for _, k := range keys {
+				cmds = append(cmds, p.Do(ctx, "type", k), p.Do(ctx, "pttl", k), p.Do(ctx, "strlen", k), p.Do(ctx, "getrange", k, 0, 1))
+				fkeys := withLockFence(k)
+				if eval {
+					cmds = append(cmds, p.Eval(ctx, scriptKeyFence.src, fkeys))
+				} else {
+					cmds = append(cmds, p.EvalSha(ctx, scriptKeyFence.sha, fkeys))
+				}
+			}
+			return nil
+		})
+		if err != nil && !errors.As(err, &rerr) {
+			return nil, c.classify(err)
+		}
+		if err == nil || eval || !noScript(cmds[perKey-1].Err()) {
+			break
+		}
 	}
 	infos := make([]kv.KeyInfo, 0, len(keys))
 	for i, k := range keys {
-		typ, err1 := cmds[4*i].Text()
-		pttl, err2 := cmds[4*i+1].Int64()
-		size, err3 := cmds[4*i+2].Int64()
-		head, err4 := cmds[4*i+3].Text()
-		if err := errors.Join(err1, err2, err3, err4); err != nil {
+		typ, err1 := cmds[perKey*i].Text()
+		pttl, err2 := cmds[perKey*i+1].Int64()
+		size, err3 := cmds[perKey*i+2].Int64()
+		head, err4 := cmds[perKey*i+3].Text()
+		fence, err5 := c.toInt(cmds[perKey*i+4].Result())
+		if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
 			// WRONGTYPE (not a string), MOVED or ASK (its slot is
 			// moving): not ours, or the next master's to report.
 			if errors.As(err, &rerr) {
@@ -429,9 +477,14 @@ func (c *Cluster) keyInfos(ctx context.Context, n *redis.Client, keys []string) 
 			}
 			return nil, c.classify(err)
 		}
-		if info, ok := redisKeyInfo(k, typ, pttl, size, head); ok {
+		if info, ok := redisKeyInfo(k, typ, pttl, size, head, fence); ok {
 			infos = append(infos, info)
 		}
 	}
 	return infos, nil
+}
+
+// noScript says err is a NOSCRIPT reply: the script did not run.
+func noScript(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT")
 }

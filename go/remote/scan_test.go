@@ -174,3 +174,161 @@ func TestRedisClusterScan(t *testing.T) {
 	}
 	checkBadCursors(t, c, "127.0.0.1", "/5", "127.0.0.1:1/x", "127.0.0.1:1/-1")
 }
+
+// A lock's fence record (lockFenceKey) shares its lock's slot, and no two
+// lock names share one.
+func TestLockFenceKeySharesSlot(t *testing.T) {
+	seen := map[string]string{}
+	for _, lock := range []string{"lock:report", "sess_abc", "{user:1}:lock", "a{b}c{d}", "x{y", "{y", "x", "{x}", "=x", "{{x}}"} {
+		record, ok := lockFenceKey(lock)
+		if !ok {
+			t.Errorf("%q: no record", lock)
+			continue
+		}
+		if slotOf(record) != slotOf(lock) || !internalKey(record) {
+			t.Errorf("%q in slot %d, its record %q in %d (internal %v)", lock, slotOf(lock), record, slotOf(record), internalKey(record))
+		}
+		if other, dup := seen[record]; dup {
+			t.Errorf("%q and %q share the record %q", lock, other, record)
+		}
+		seen[record] = lock
+		if serverLockFenceKey(lock) != record {
+			t.Errorf("%q: %q on one server, %q in a cluster", lock, serverLockFenceKey(lock), record)
+		}
+	}
+	for _, lock := range []string{"a}b", "x{}y", "{}{x}"} {
+		if r, ok := lockFenceKey(lock); ok {
+			t.Errorf("%q: record %q, but no name shares its slot by tag", lock, r)
+		}
+		if r := serverLockFenceKey(lock); !internalKey(r) || seen[r] != "" {
+			t.Errorf("%q: record %q on one server", lock, r)
+		}
+	}
+}
+
+// scanFence is the fence a walk reports for key (-1: not reported).
+func scanFence(t *testing.T, sc kv.Scanner, key string) int64 {
+	t.Helper()
+	seen, _ := scanWalk(t, sc, "", 3)
+	if info, ok := seen[key]; ok {
+		return info.Fence
+	}
+	return -1
+}
+
+// checkRedisScanFence: on a Valkey or Redis (or a cluster of them), a
+// fenced lock's fence record is renewed with it (ExpireIfEq, SetIfLocked),
+// so Scan still reports the fence after the TTL it was taken with; a
+// record left by a released lock is not the fence of the name taken again
+// by a plain SetNX; a lease set's fence is its live holders' highest,
+// never a writer's intent's; a value that only looks like a lease set has
+// none; and a server that lost the script is given it again.
+func checkRedisScanFence(t *testing.T, e kv.Engine, sc kv.Scanner, rawSet func(key, value string), flushScripts func()) {
+	t.Helper()
+	tok := []byte("tok-1")
+	short, long := 300*time.Millisecond, 5*time.Second
+	f1, ok, err := e.SetNXFenced("sf:lock", tok, short)
+	if !ok || err != nil {
+		t.Fatalf("SetNXFenced: %v, %v", ok, err)
+	}
+	// Renewed by SetIfLocked: data in the lock's slot (one script), and not.
+	f2, ok, err := e.SetNXFenced("{sf}:lock", tok, short)
+	if !ok || err != nil {
+		t.Fatalf("SetNXFenced: %v, %v", ok, err)
+	}
+	f3, ok, err := e.SetNXFenced("sf:lock3", tok, short)
+	if !ok || err != nil {
+		t.Fatalf("SetNXFenced: %v, %v", ok, err)
+	}
+	if renewed, err := e.ExpireIfEq("sf:lock", tok, long); !renewed || err != nil {
+		t.Fatalf("ExpireIfEq: %v, %v", renewed, err)
+	}
+	ls := e.(kv.LockedSetter)
+	if ok, err := ls.SetIfLocked("{sf}:data", []byte("d"), 0, "{sf}:lock", tok, long, false); !ok || err != nil {
+		t.Fatalf("SetIfLocked in the lock's slot: %v, %v", ok, err)
+	}
+	if ok, err := ls.SetIfLocked("other:data", []byte("d"), 0, "sf:lock3", tok, long, false); !ok || err != nil {
+		t.Fatalf("SetIfLocked: %v, %v", ok, err)
+	}
+	time.Sleep(short + 200*time.Millisecond)
+	for lock, want := range map[string]int64{"sf:lock": f1, "{sf}:lock": f2, "sf:lock3": f3} {
+		if got := scanFence(t, sc, lock); got != want {
+			t.Errorf("%s renewed past its first TTL: fence %d, want %d", lock, got, want)
+		}
+	}
+
+	// Released, its record left behind, then taken by a plain SetNX.
+	if ok, err := e.DelIfEq("sf:lock", tok); !ok || err != nil {
+		t.Fatalf("DelIfEq: %v, %v", ok, err)
+	}
+	if ok, err := e.SetNX("sf:lock", []byte("tok-2"), long); !ok || err != nil {
+		t.Fatalf("SetNX: %v, %v", ok, err)
+	}
+	if got := scanFence(t, sc, "sf:lock"); got != 0 {
+		t.Errorf("taken by SetNX after a fenced holder released it: fence %d, want 0", got)
+	}
+	// Not renewed by another token: the record goes at its own TTL.
+	if renewed, err := e.ExpireIfEq("sf:lock", tok, long); renewed || err != nil {
+		t.Fatalf("ExpireIfEq with the old token: %v, %v", renewed, err)
+	}
+
+	// A lease set: its highest live holder's fence, not a writer's intent.
+	l1, ok1, err1 := e.LeaseAcquire("sf:rw", []byte("r1"), kv.LeaseShared, 0, long, 0)
+	l2, ok2, err2 := e.LeaseAcquire("sf:rw", []byte("r2"), kv.LeaseShared, 0, long, 0)
+	_, ok3, err3 := e.LeaseAcquire("sf:rw", []byte("w"), kv.LeaseExclusive, 0, long, long)
+	if !ok1 || !ok2 || ok3 || errors.Join(err1, err2, err3) != nil {
+		t.Fatalf("LeaseAcquire: %v %v %v, %v", ok1, ok2, ok3, errors.Join(err1, err2, err3))
+	}
+	if got := scanFence(t, sc, "sf:rw"); got != max(l1, l2) {
+		t.Errorf("a lease set with fences %d and %d and an intent: %d", l1, l2, got)
+	}
+	rawSet("sf:fake", "L\x01cut") // a lease set's header, cut short
+	if seen, _ := scanWalk(t, sc, "sf:fake", 10); seen["sf:fake"].Kind != kv.KindLeases || seen["sf:fake"].Fence != 0 {
+		t.Errorf("a cut-short lease set: %+v", seen["sf:fake"])
+	}
+
+	flushScripts()
+	if got := scanFence(t, sc, "{sf}:lock"); got != f2 {
+		t.Errorf("after SCRIPT FLUSH: fence %d, want %d", got, f2)
+	}
+	if seen, _ := scanWalk(t, sc, "ephpm:*", 100); len(seen) != 0 {
+		t.Errorf("ephpm:* listed %v", keysOf(seen))
+	}
+}
+
+func TestRedisScanFence(t *testing.T) {
+	sock := redisSocket(t)
+	openRedis(t, sock, kvtest.DefaultConfig)
+	e := newEngine(t, "unix://"+sock, "", 5*time.Second)
+	checkRedisScanFence(t, e, e,
+		func(k, v string) { redisCmd(t, sock, "SET", k, v) },
+		func() { redisCmd(t, sock, "SCRIPT", "FLUSH") })
+	// A lock name that cannot share a slot by tag has a record on one
+	// server all the same.
+	f, ok, err := e.SetNXFenced("a}b", []byte("t"), time.Minute)
+	if !ok || err != nil {
+		t.Fatalf("SetNXFenced a}b: %v, %v", ok, err)
+	}
+	if got := scanFence(t, e, "a}b"); got != f {
+		t.Errorf("a}b: fence %d, want %d", got, f)
+	}
+}
+
+func TestRedisClusterScanFence(t *testing.T) {
+	url, socks := redisCluster(t)
+	for _, s := range socks {
+		redisCmd(t, s, "FLUSHALL")
+	}
+	c := newCluster(t, url)
+	checkRedisScanFence(t, c, c,
+		func(k, v string) {
+			if _, err := c.raw("set", k, v); err != nil {
+				t.Fatal(err)
+			}
+		},
+		func() {
+			for _, s := range socks {
+				redisCmd(t, s, "SCRIPT", "FLUSH")
+			}
+		})
+}

@@ -84,6 +84,19 @@ local function set(key, value, ms)
 end
 `
 
+// luaRenewFence defines renew_fence(): give a lock's fence record (see
+// lockFenceKey; nil: none) the TTL ms when it is there and records token,
+// the lock's value, so a renewal keeps the fence the lock was issued with.
+// Needs luaTTL.
+const luaRenewFence = `
+local function renew_fence(record, token, ms)
+  if not record then return end
+  local r = redis.call('GET', record)
+  local i = r and string.find(r, ':', 1, true)
+  if i and string.sub(r, i + 1) == token then ttl(record, ms) end
+end
+`
+
 // luaNow is the server's clock in microseconds (below 2^53: exact).
 const luaNow = `
 local function now_us()
@@ -124,10 +137,12 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 ttl(KEYS[1], ARGV[1])
 return 1`)
 
-	// KEYS: key; ARGV: token, ms. 1 when the value was token.
-	scriptExpireIfEq = newScript(luaTTL + `
+	// KEYS: key[, its fence record]; ARGV: token, ms. 1 when the value
+	// was token; the record, when it is this token's, is renewed alike.
+	scriptExpireIfEq = newScript(luaTTL + luaRenewFence + `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 ttl(KEYS[1], ARGV[2])
+renew_fence(KEYS[2], ARGV[1], ARGV[2])
 return 1`)
 
 	// KEYS: key; ARGV: token. PTTL while the value is token, else -2.
@@ -158,10 +173,16 @@ return n`)
 	// that another client wrote out of that range (or not as digits) is
 	// refused before the lock is touched: its next value would not rise
 	// or not parse, after the lock was taken.
+	//
+	// KEYS[3], when given, is the lock's fence record (lockFenceKey),
+	// written "<fence>:<token>" with the lock's TTL, for Scan's
+	// KeyInfo.Fence (scriptKeyFence), unless the token is longer than
+	// lockFenceMaxToken (Scan would not read such a value to compare).
 	scriptSetNXFenced = newScript(luaSet + luaNow + luaFenceCounter + `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local f = next_fence(KEYS[2], fence_counter(KEYS[2]), now_us())
 set(KEYS[1], ARGV[1], ARGV[2])
+if KEYS[3] and #ARGV[1] <= ` + strconv.Itoa(lockFenceMaxToken) + ` then set(KEYS[3], f .. ':' .. ARGV[1], ARGV[2]) end
 return f`)
 
 	// KEYS: the resource's high-water mark; ARGV: fence, a canonical
@@ -178,14 +199,18 @@ if h and below(ARGV[1], h) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1])
 return 1`)
 
-	// KEYS: data, lock; ARGV: value, ms, token, lock ms, release ("1").
-	// While the lock's value is token: write the data, renew the lock
-	// (or release it). Written first, so a refused write (OOM) leaves
-	// the lock as it was. 1 when written.
-	scriptSetIfLocked = newScript(luaSet + luaTTL + `
+	// KEYS: data, lock[, the lock's fence record]; ARGV: value, ms,
+	// token, lock ms, release ("1"). While the lock's value is token:
+	// write the data, renew the lock (and its fence record, as
+	// scriptExpireIfEq does) or release it. Written first, so a refused
+	// write (OOM) leaves the lock as it was. 1 when written.
+	scriptSetIfLocked = newScript(luaSet + luaTTL + luaRenewFence + `
 if redis.call('GET', KEYS[2]) ~= ARGV[3] then return 0 end
 set(KEYS[1], ARGV[1], ARGV[2])
-if ARGV[5] == '1' then redis.call('DEL', KEYS[2]) else ttl(KEYS[2], ARGV[4]) end
+if ARGV[5] == '1' then redis.call('DEL', KEYS[2]) else
+  ttl(KEYS[2], ARGV[4])
+  renew_fence(KEYS[3], ARGV[3], ARGV[4])
+end
 return 1`)
 )
 
@@ -199,7 +224,53 @@ return 1`)
 const (
 	fenceCounterKey = "ephpm:fence-counter"
 	fenceMarkPrefix = "ephpm:fence-mark:" // + resource: keeps the resource's hash tag
+	lockFencePrefix = "ephpm:lock-fence:" // a lock's fence record: see lockFenceKey
 )
+
+// lockFenceMaxToken is the longest lock value (token) whose fence is
+// recorded: Scan compares the record with the key's value (GET), which it
+// does only for values this short.
+const lockFenceMaxToken = 1024
+
+// A lock's fence record. Redis keeps nothing beside a key, so SetNXFenced
+// also writes, in the same script, a record of the fence it issued,
+// "<fence>:<token>" (token: the lock's value), with the lock's TTL, which
+// ExpireIfEq and SetIfLocked renew with the lock while it still holds the
+// token. Scan reports the fence while the record's token is the key's
+// value (scriptKeyFence). A release (DelIfEq) or an overwrite (Set) leaves
+// the record as it is, to expire with the TTL it had: harmless, since a
+// lock taken again by a plain SetNX, or a Set of another value, no longer
+// matches it, so Scan reports 0. (Taken again with the very token of the
+// record, it would match: a token is one acquisition's.) A fenced lock
+// without TTL leaves its record behind until the name is fenced again or
+// the database flushed.
+
+// lockFenceKey is lock's fence record key, in lock's Redis Cluster slot
+// (a script touches one slot only) by its hash tag: a lock with a tag
+// keeps it ("=" + lock), a lock without any '}' becomes the tag
+// ("{" + lock + "}"). The two forms differ right after the prefix, so no
+// two locks share a record (lock "x" and lock "{x}"). A lock with a '}'
+// but no usable tag has none in a cluster (false; SetNXFenced refuses
+// such a name there, ErrNoSlot).
+func lockFenceKey(lock string) (string, bool) {
+	if _, ok := hashTag(lock); ok {
+		return lockFencePrefix + "=" + lock, true
+	}
+	if strings.IndexByte(lock, '}') >= 0 {
+		return "", false
+	}
+	return lockFencePrefix + "{" + lock + "}", true
+}
+
+// serverLockFenceKey is lockFenceKey on one Valkey or Redis, where a
+// script may touch any key: a lock name that cannot share a slot by tag
+// gets a record all the same, in a third form.
+func serverLockFenceKey(lock string) string {
+	if k, ok := lockFenceKey(lock); ok {
+		return k
+	}
+	return lockFencePrefix + "!" + lock
+}
 
 // clusterFenceCounter is the counter key for lock in a Redis Cluster: in
 // lock's slot, by sharing its hash tag (the text between the first '{' and
@@ -386,6 +457,33 @@ local now = now_us()
 local mine = load(KEYS[1], now)[ARGV[1]]
 if not mine or mine.m == 0 then return -2 end
 return mine.x - now`)
+
+	// KEYS: key[, its lock fence record (lockFenceKey)]. Scan's
+	// KeyInfo.Fence, a read: for a lease set, the highest fence of its
+	// live holders (not the intents, mode 0); for another string value
+	// of at most lockFenceMaxToken bytes, the record's fence while the
+	// record's token is the value; else 0. A fence is returned as a
+	// string (exact over int64), 0 as an integer. A value that only looks
+	// like a lease set (cut short) has no fence: 0, never an error.
+	scriptKeyFence = newScript(luaLeases + `
+local key = KEYS[1]
+if redis.call('TYPE', key).ok ~= 'string' then return 0 end
+local size = redis.call('STRLEN', key)
+if size >= 2 and redis.call('GETRANGE', key, 0, 1) == 'L\1' then
+  local ok, live = pcall(load, key, now_us())
+  if not ok then return 0 end
+  local f = 0
+  for _, e in pairs(live) do if e.m ~= 0 and e.f > f then f = e.f end end
+  if f == 0 then return 0 end
+  return string.format('%.0f', f)
+end
+if not KEYS[2] or size > ` + strconv.Itoa(lockFenceMaxToken) + ` then return 0 end
+local r = redis.call('GET', KEYS[2])
+local i = r and string.find(r, ':', 1, true)
+if not i or string.sub(r, i + 1) ~= redis.call('GET', key) then return 0 end
+local f = string.sub(r, 1, i - 1)
+if not string.find(f, '^[1-9]%d*$') or #f > 16 then return 0 end
+return f`)
 
 	// KEYS: key; ARGV: limit, window ms. {1, remaining, 0} when admitted
 	// (recorded at the server's time, or the latest call's should TIME

@@ -70,10 +70,12 @@ func (e *Engine) SetIfLocked(key string, value []byte, ttl time.Duration, lock s
 	err = e.do(func(c *client) {
 		unknown = c.dialect.kind == dialectUnknown
 		if c.dialect.redis() {
-			// One script: check, write, then renew or release.
-			c.evalsha(scriptSetIfLocked, 2, 5)
+			// One script: check, write, then renew (with the lock's
+			// fence record) or release.
+			c.evalsha(scriptSetIfLocked, 3, 5)
 			c.arg(key)
 			c.arg(lock)
+			c.arg(serverLockFenceKey(lock))
 			c.argBytes(value)
 			c.argInt(px)
 			c.argBytes(token)

@@ -148,11 +148,11 @@ func cmdScan(s *Server, c *conn, a [][]byte) {
 // count keys visited (1 to kv.MaxScanCount, exactly: not a hint), with
 // each key's kind, time left and size, so a client lists a store with
 // one round trip a page. The reply is [cursor, [key, kind, ttl, size,
-// key, kind, ttl, size, ...]]: cursor as SCAN's ("0" once the walk is
+// fence, key, kind, ...]]: cursor as SCAN's ("0" once the walk is
 // done), kind a name of kv.KeyKind ("value", "evictable", "leases",
 // "ratelog"), ttl in milliseconds (rounded up, -1 for none), size in
 // bytes (a value's length before compression; what a lease set or rate
-// log keeps).
+// log keeps), fence as kv.KeyInfo's (0: none).
 func cmdEphpmScan(s *Server, c *conn, a [][]byte) {
 	cursor, ok := scanCursorIn(a[1])
 	if !ok {
@@ -190,7 +190,7 @@ func cmdEphpmScan(s *Server, c *conn, a [][]byte) {
 	}
 	c.WriteArray(2)
 	c.WriteBulkString(out)
-	c.WriteArray(4 * len(infos))
+	c.WriteArray(scanFields * len(infos))
 	for _, k := range infos {
 		c.WriteBulkString(k.Key)
 		c.WriteBulkString(k.Kind.String())
@@ -200,8 +200,12 @@ func cmdEphpmScan(s *Server, c *conn, a [][]byte) {
 		}
 		c.WriteInt64(ttl)
 		c.WriteInt64(k.Size)
+		c.WriteInt64(k.Fence)
 	}
 }
+
+// scanFields is the elements of one key in EPHPM.SCAN's reply.
+const scanFields = 5
 
 // TYPE key: "string", "ephpm-leases", "ephpm-ratelog" or "none".
 func cmdType(s *Server, c *conn, a [][]byte) {

@@ -150,8 +150,11 @@ func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, mode pu
 	b, h := e.locate(key)
 	si := b & e.stripeMask
 	need := recHeader + uint64(len(key)) + uint64(len(p.stored))
-	if mode&putEvictable != 0 {
+	switch {
+	case mode&putEvictable != 0:
 		need = tailNeed(key, len(p.stored), queueWords)
+	case fence != nil:
+		need = tailNeed(key, len(p.stored), fenceWords)
 	}
 	var c clock
 	deadline := c.deadline(int64(ttl))
@@ -204,7 +207,13 @@ func (e *Engine) putPrepared(key string, p *prepared, ttl time.Duration, mode pu
 				flags |= flagVisited // evicted a moment ago and wanted again (ghost.go)
 			}
 		}
+		if fence != nil {
+			flags |= flagFenced
+		}
 		e.writeRecord(blk, class, kindUser, flags, h, key, p.stored, p.plainLen, deadline)
+		if fence != nil {
+			e.setRecFence(blk, *fence)
+		}
 		if off != 0 && !live {
 			st.expired++
 		}

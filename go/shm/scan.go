@@ -64,6 +64,7 @@ func (e *Engine) Scan(cursor, match string, count int, fn func(kv.KeyInfo)) (str
 			if r.deadline != 0 {
 				info.TTL = time.Duration(r.deadline - now)
 			}
+			info.Fence = e.recFence(off, r, now)
 			found = append(found, info)
 		}
 		e.unlock(st, false)

@@ -24,6 +24,7 @@ type item struct {
 	compressed bool
 	kind       itemKind      // fixed at insertion; fits the padding
 	evictable  bool          // cache: allocated as a cacheItem (sieve.go); fixed at insertion; fits the padding
+	fenced     bool          // SetNXFenced's: allocated as a fencedItem (fenced.go); fixed at insertion; fits the padding
 	export     atomic.Uint32 // the export it was written during, 0 = none (see stamp); fits the padding
 	deadline   atomic.Int64  // monotonic ns; 0 = never expires
 }
@@ -69,6 +70,8 @@ func (it *item) mem(key string) int64 {
 		return int64(len(key) + cap(it.data) + itemOverhead)
 	case it.evictable:
 		return int64(len(key) + len(it.data) + itemOverhead + cacheOverhead)
+	case it.fenced:
+		return int64(len(key) + len(it.data) + itemOverhead + fencedOverhead)
 	}
 	return int64(len(key) + len(it.data) + itemOverhead)
 }

@@ -81,7 +81,7 @@ func (s *Store) store(key string, value []byte, ttl time.Duration, nx bool, fenc
 // Key and ttl are checked by the caller.
 func (s *Store) write(key string, value []byte, opt *SetOptions, fence *int64) (SetResult, error) {
 	var res SetResult
-	owned, it, err := s.newItem(key, value, opt.TTL, opt.Evictable)
+	owned, it, err := s.newItem(key, value, opt.TTL, opt.Evictable, fence != nil)
 	if err != nil {
 		return res, err
 	}
@@ -124,6 +124,7 @@ func (s *Store) put(key string, it *item, opt *SetOptions, fence *int64, res *Se
 				*fence = 0
 				return old, xsync.CancelOp
 			}
+			it.setFence(*fence)
 		}
 		delta := it.mem(key)
 		if loaded {

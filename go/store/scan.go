@@ -110,5 +110,10 @@ func (s *Store) infoOf(key string, it *item, now int64) kv.KeyInfo {
 	if d := it.deadline.Load(); d != 0 {
 		info.TTL = time.Duration(d - now)
 	}
+	if it.kind == kindLease {
+		s.underLock(key, func() { info.Fence = highestLiveFence(it, now) })
+	} else {
+		info.Fence = it.fenceOf()
+	}
 	return info
 }

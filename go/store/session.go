@@ -23,7 +23,7 @@ func (s *Store) SetIfLocked(key string, value []byte, ttl time.Duration, lock st
 	}
 	// Everything that can refuse the value is checked before the lock is
 	// renewed: an error leaves the lock as it was.
-	owned, it, err := s.newItem(key, value, ttl, false)
+	owned, it, err := s.newItem(key, value, ttl, false, false)
 	if err != nil {
 		return false, err
 	}

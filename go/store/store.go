@@ -123,18 +123,23 @@ func (s *Store) Config() Config { return s.cfg }
 
 // newItem copies key and value into one allocation the store owns (the
 // value compressed when that saves at least 20%) and returns the owned key
-// that shares it; an evictable item is part of a cacheItem. It runs
+// that shares it; an evictable item is part of a cacheItem, a fenced one
+// of a fencedItem. It runs
 // before any lock is taken.
-func (s *Store) newItem(key string, value []byte, ttl time.Duration, evictable bool) (string, *item, error) {
+func (s *Store) newItem(key string, value []byte, ttl time.Duration, evictable, fenced bool) (string, *item, error) {
 	if int64(len(value)) > s.cfg.MaxValueSize {
 		return "", nil, fmt.Errorf("%w: %d bytes, max_value_size is %d", kv.ErrValueTooLarge, len(value), s.cfg.MaxValueSize)
 	}
 	var c *cacheItem
 	it := &item{}
-	if evictable {
+	switch {
+	case evictable:
 		c = &cacheItem{}
 		it = &c.item
 		it.evictable = true
+	case fenced:
+		it = &(&fencedItem{}).item
+		it.fenced = true
 	}
 	it.plainLen = len(value)
 	stored := value

@@ -197,6 +197,7 @@ function status_checks(): void
         $code === 200 && str_starts_with($headers['content-type'] ?? '', 'text/html') && ($headers['cache-control'] ?? '') === 'no-store',
         "$code " . json_encode($headers));
     $lockRow = "<tr class=\"lock\"><td><code>status:lock:&lt;b&gt;é\\x01$tag</code></td>";
+    $pageFence = preg_match('#' . preg_quote($lockRow, '#') . '<td class="num fence">(\d+)</td>#', status_table($html, 'locks'), $m) ? $m[1] : '?';
     $pageErrors = preg_match_all('#<p class="err">(.*?)</p>#s', $html, $m) ? ' the page says: ' . implode(' | ', $m[1]) : '';
     if ($shared) {
         check('the lock another worker holds is a row of the locks table, its key escaped (<b> as text, \x01 spelled out)',
@@ -255,7 +256,10 @@ function status_checks(): void
     }
     [$held] = finish([$holder]);
     check('the lock was held by another worker than the one that served the page',
-        preg_match('/^held (\d+)$/', $held, $m) && $m[1] !== $pagePid, "holder: $held, page: pid $pagePid");
+        preg_match('/^held (\d+) fence (\d+)$/', $held, $m) && $m[1] !== $pagePid, "holder: $held, page: pid $pagePid");
+    if ($shared) {
+        check("the page showed the lock's fence, as its holder had it", ($m[2] ?? '') === $pageFence, "holder: $held, page: fence $pageFence");
+    }
 }
 
 /**

@@ -100,12 +100,14 @@ namespace {
      * keys visited that match $pattern (a Redis glob: * ? [a-z], \ quotes
      * a byte; "" every key), key => ['kind' => "value", "evictable",
      * "leases" or "ratelog", 'ttl' => seconds left, -1.0 when the key never
-     * expires, 'size' => the value's bytes]. A step may return none while
+     * expires, 'size' => the value's bytes, 'fence' => the fence the Lock
+     * holding it was issued with, for a lease set its newest holder's, 0
+     * for none]. A step may return none while
      * the walk goes on: loop on $cursor, not on the result. A key there for
      * the whole walk is reported at least once, perhaps twice. A cursor
      * the engine did not return throws KvException::BAD_ARGUMENT.
      * @param-out string $cursor
-     * @return array<string|int, array{kind: string, ttl: float, size: int}>
+     * @return array<string|int, array{kind: string, ttl: float, size: int, fence: int}>
      */
     function ephpm_kv_scan(?string &$cursor, string $pattern = '', int $count = 100): array {}
 }

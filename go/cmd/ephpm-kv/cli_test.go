@@ -111,6 +111,7 @@ type keyJSON struct {
 	Size    int64  `json:"size"`
 	Holders int64  `json:"holders"`
 	Token   string `json:"token"`
+	Fence   *int64 `json:"fence"`
 }
 
 func parseList(t *testing.T, out string) map[string]keyJSON {
@@ -248,20 +249,34 @@ func TestCLIShmWalkBesideWriters(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// lock:0 to lock:2 taken as Ephpm\Lock takes them, with a fence;
+	// lock:3 and lock:4 by a plain setnx, with none.
+	fences := map[string]int64{}
 	for i := range 5 {
-		if ok, err := e.SetNX(fmt.Sprintf("lock:%d", i), []byte(fmt.Sprint("token-", i)), time.Hour); err != nil || !ok {
+		k, tok := fmt.Sprintf("lock:%d", i), []byte(fmt.Sprint("token-", i))
+		ok, err := false, error(nil)
+		if i < 3 {
+			fences[k], ok, err = e.SetNXFenced(k, tok, time.Hour)
+		} else {
+			ok, err = e.SetNX(k, tok, time.Hour)
+		}
+		if err != nil || !ok {
 			t.Fatal(ok, err)
 		}
 	}
 	for _, tok := range []string{"reader-1", "reader-2"} {
-		if _, ok, err := e.LeaseAcquire("rw", []byte(tok), kv.LeaseShared, 0, time.Hour, 0); err != nil || !ok {
+		f, ok, err := e.LeaseAcquire("rw", []byte(tok), kv.LeaseShared, 0, time.Hour, 0)
+		if err != nil || !ok {
 			t.Fatal(ok, err)
 		}
+		fences["rw"] = f
 	}
 	for _, tok := range []string{"permit-1", "permit-2"} {
-		if _, ok, err := e.LeaseAcquire("sem", []byte(tok), kv.LeasePermit, 3, time.Hour, 0); err != nil || !ok {
+		f, ok, err := e.LeaseAcquire("sem", []byte(tok), kv.LeasePermit, 3, time.Hour, 0)
+		if err != nil || !ok {
 			t.Fatal(ok, err)
 		}
+		fences["sem"] = f
 	}
 	if _, _, _, err := e.RateLimit("rate", 10, time.Hour); err != nil {
 		t.Fatal(err)
@@ -324,13 +339,17 @@ func TestCLIShmWalkBesideWriters(t *testing.T) {
 	locks := parseList(t, mustCLI(t, "locks", "--shm", name, "--json", "--show-tokens", "--count", "50"))
 	for i := range 5 {
 		k := fmt.Sprintf("lock:%d", i)
-		if got := locks[k]; got.Kind != "lock" || got.Holders != 1 || got.Token != fmt.Sprint("token-", i) || got.TTL == nil || *got.TTL <= 0 {
+		got := locks[k]
+		if got.Kind != "lock" || got.Holders != 1 || got.Token != fmt.Sprint("token-", i) || got.TTL == nil || *got.TTL <= 0 {
 			t.Errorf("locks: %s: %+v", k, got)
+		}
+		if f, fenced := fences[k]; fenced != (got.Fence != nil) || fenced && *got.Fence != f {
+			t.Errorf("locks: %s: fence %v, want %d (fenced: %v)", k, got.Fence, f, fenced)
 		}
 	}
 	for k, n := range map[string]int64{"rw": 2, "sem": 2} {
-		if got := locks[k]; got.Kind != "leases" || got.Holders != n || got.TTL == nil {
-			t.Errorf("locks: %s: %+v, want %d holders", k, got, n)
+		if got := locks[k]; got.Kind != "leases" || got.Holders != n || got.TTL == nil || got.Fence == nil || *got.Fence != fences[k] {
+			t.Errorf("locks: %s: %+v, want %d holders and the newest one's fence %d", k, got, n, fences[k])
 		}
 	}
 	for _, k := range []string{"stable:001", "rate", "cache:1", "counter"} {
@@ -338,7 +357,9 @@ func TestCLIShmWalkBesideWriters(t *testing.T) {
 			t.Errorf("locks listed %s, which is no lock: %+v", k, got)
 		}
 	}
-	if out := mustCLI(t, "locks", "lock:*", "--shm", name); strings.Contains(out, "token-") || !strings.Contains(out, "lock:4") {
+	out := mustCLI(t, "locks", "lock:*", "--shm", name)
+	if strings.Contains(out, "token-") || !strings.Contains(out, "lock:4") || !strings.Contains(out, "FENCE") ||
+		!strings.Contains(out, fmt.Sprintf(" %d  lock:1\n", fences["lock:1"])) || !strings.Contains(out, " -  lock:4\n") {
 		t.Errorf("locks without --show-tokens:\n%s", out)
 	}
 

@@ -163,13 +163,14 @@ func (c *cli) keys(o *options, e kv.Engine, args []string) error {
 type held struct {
 	key, kind string
 	holders   int64
+	fence     int64 // 0: none issued (a plain SetNX's lock)
 	ttl       time.Duration
 	token     []byte
 }
 
 func (c *cli) locks(o *options, e kv.Engine, args []string) error {
 	p := pattern(args)
-	header := fmt.Sprintf("%-7s %7s %10s  %s", "KIND", "HOLDERS", "TTL", "KEY")
+	header := fmt.Sprintf("%-7s %7s %10s %12s  %s", "KIND", "HOLDERS", "TTL", "FENCE", "KEY")
 	if o.showTokens {
 		header += "  TOKEN"
 	}
@@ -186,13 +187,13 @@ func (c *cli) locks(o *options, e kv.Engine, args []string) error {
 			if !ok {
 				continue
 			}
-			table := fmt.Sprintf("%-7s %7d %10s  %s", h.kind, h.holders, ttlText(h.ttl), keyText(h.key))
+			table := fmt.Sprintf("%-7s %7d %10s %12s  %s", h.kind, h.holders, ttlText(h.ttl), fenceText(h.fence), keyText(h.key))
 			if o.showTokens && h.token != nil {
 				table += "  " + keyText(string(h.token))
 			}
 			err = l.row(table, func(b *strings.Builder) {
 				jsonKey(b, "key", h.key)
-				fmt.Fprintf(b, `, "kind": %q, "holders": %d, "ttl_ms": %s`, h.kind, h.holders, ttlJSON(h.ttl))
+				fmt.Fprintf(b, `, "kind": %q, "holders": %d, "ttl_ms": %s, "fence": %s`, h.kind, h.holders, ttlJSON(h.ttl), fenceJSON(h.fence))
 				if o.showTokens && h.token != nil {
 					b.WriteString(", ")
 					jsonKey(b, "token", string(h.token))
@@ -213,7 +214,7 @@ func (c *cli) locks(o *options, e kv.Engine, args []string) error {
 // lockOf is k as a held lock: a value with a time left, or a lease set
 // with live holders (ok false: neither, or gone since the scan).
 func lockOf(o *options, e kv.Engine, k kv.KeyInfo) (held, bool, error) {
-	h := held{key: k.Key, ttl: k.TTL}
+	h := held{key: k.Key, ttl: k.TTL, fence: k.Fence}
 	switch {
 	case k.Kind == kv.KindLeases:
 		n, err := e.LeaseCount(k.Key)
@@ -365,4 +366,20 @@ func jsonKey(b *strings.Builder, name, s string) {
 func jsonString(s string) string {
 	b, _ := json.Marshal(s) // a string always marshals
 	return string(b)
+}
+
+// fenceText is a lock's fence in the table: "-" for none.
+func fenceText(f int64) string {
+	if f == 0 {
+		return "-"
+	}
+	return strconv.FormatInt(f, 10)
+}
+
+// fenceJSON is a lock's fence in --json: null for none.
+func fenceJSON(f int64) string {
+	if f == 0 {
+		return "null"
+	}
+	return strconv.FormatInt(f, 10)
 }

@@ -115,3 +115,83 @@ func checkScan(h *harness) {
 		t.Errorf("Scan from a cursor it never gave: %v", err)
 	}
 }
+
+// scanOne is the KeyInfo a whole walk reports for key (false: none).
+func scanOne(h *harness, key string) (kv.KeyInfo, bool) {
+	h.t.Helper()
+	got := scanAll(h, h.e, key, 100)[key]
+	if len(got) == 0 {
+		return kv.KeyInfo{}, false
+	}
+	return got[0], true
+}
+
+// KeyInfo.Fence: a lock's fence as SetNXFenced issued it, through a
+// renewal, gone once another write replaces the value; a lease set's
+// highest live holder's.
+func checkScanFence(h *harness) {
+	t := h.t
+	lock := h.target.fenceName("sf:lock")
+	fence, ok, err := h.e.SetNXFenced(lock, []byte("tok-1"), time.Minute)
+	h.noErr("SetNXFenced", err)
+	if !ok || fence <= 0 {
+		t.Fatalf("SetNXFenced: %d %v", fence, ok)
+	}
+	if got, ok := scanOne(h, lock); !ok || got.Fence != fence {
+		t.Errorf("a held lock: %+v (found %v), want fence %d", got, ok, fence)
+	}
+	renewed, err := h.e.ExpireIfEq(lock, []byte("tok-1"), 2*time.Minute)
+	h.noErr("ExpireIfEq", err)
+	if got, ok := scanOne(h, lock); !renewed || !ok || got.Fence != fence || !h.within(got.TTL, 2*time.Minute, 2*time.Minute) {
+		t.Errorf("a renewed lock: %+v (renewed %v), want fence %d and 2 min left", got, renewed, fence)
+	}
+
+	// Released, then taken by a plain SetNX: the old fence is not its.
+	released, err := h.e.DelIfEq(lock, []byte("tok-1"))
+	h.noErr("DelIfEq", err)
+	won, err := h.e.SetNX(lock, []byte("tok-2"), time.Minute)
+	h.noErr("SetNX", err)
+	got, found := scanOne(h, lock)
+	if !released || !won || !found {
+		t.Fatalf("released %v, taken again %v, found %v", released, won, found)
+	}
+	plain := h.target.fenceName("sf:plain")
+	h.set(plain, "v", time.Minute)
+	gotPlain, _ := scanOne(h, plain)
+	if h.target.FenceIsCreateRevision {
+		if got.Fence <= fence || gotPlain.Fence <= got.Fence {
+			t.Errorf("create revisions: the lock taken again %d (first %d), a plain set after it %d", got.Fence, fence, gotPlain.Fence)
+		}
+	} else if got.Fence != 0 || gotPlain.Fence != 0 {
+		t.Errorf("no fence issued, yet the lock taken by SetNX reports %d and a plain set %d", got.Fence, gotPlain.Fence)
+	}
+
+	// Taken again fenced, then overwritten by Set: the fence goes with
+	// the value it was issued with.
+	h.noErr("Del", ignoreBool(h.e.Del(lock)))
+	fence2, ok, err := h.e.SetNXFenced(lock, []byte("tok-3"), time.Minute)
+	h.noErr("SetNXFenced", err)
+	if got, _ := scanOne(h, lock); !ok || fence2 <= fence || got.Fence != fence2 {
+		t.Errorf("taken again fenced: fence %d (first %d), scan %+v", fence2, fence, got)
+	}
+	h.set(lock, "overwritten", time.Minute)
+	if got, _ := scanOne(h, lock); !h.target.FenceIsCreateRevision && got.Fence != 0 {
+		t.Errorf("overwritten by Set, it still reports the fence %d", got.Fence)
+	}
+
+	sem := h.target.fenceName("sf:sem")
+	f1, ok1, err := h.e.LeaseAcquire(sem, []byte("holder-1"), kv.LeaseShared, 3, time.Minute, 0)
+	h.noErr("LeaseAcquire", err)
+	f2, ok2, err := h.e.LeaseAcquire(sem, []byte("holder-2"), kv.LeaseShared, 3, time.Minute, 0)
+	h.noErr("LeaseAcquire", err)
+	if got, _ := scanOne(h, sem); !ok1 || !ok2 || got.Kind != kv.KindLeases || got.Fence != max(f1, f2) {
+		t.Errorf("a lease set with fences %d and %d: %+v", f1, f2, got)
+	}
+	_, err = h.e.LeaseRelease(sem, []byte("holder-2"))
+	h.noErr("LeaseRelease", err)
+	if got, _ := scanOne(h, sem); got.Fence != f1 {
+		t.Errorf("its holder of fence %d left: %+v, want %d", f2, got, f1)
+	}
+}
+
+func ignoreBool(_ bool, err error) error { return err }

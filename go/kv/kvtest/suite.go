@@ -92,6 +92,11 @@ type Target struct {
 	// locks too, so the client refuses them). The eviction checks then
 	// give way to CacheHeld, as for an engine without kv.Cache.
 	EvictableHeld bool
+	// FenceIsCreateRevision says the fence of a key is its create revision
+	// (etcd): every key has one, however it was written, and it stays
+	// while the key is overwritten. KeyInfo.Fence then reports it for
+	// plain values too.
+	FenceIsCreateRevision bool
 	// Parallel says the checks may run at once, each on the engine it opens
 	// (nothing shared between two Opens, as with etcd under a prefix of
 	// its own): for an engine whose checks mostly wait out expiries.
@@ -210,6 +215,7 @@ func Run(t *testing.T, target Target) {
 		{"QueueConcurrent", DefaultConfig, checkQueueConcurrent},
 		{"QueueFull", fullConfig, checkQueueFull},
 		{"Scan", DefaultConfig, checkScan},
+		{"ScanFence", DefaultConfig, checkScanFence},
 		{"CacheSetEvictable", DefaultConfig, checkCacheSetEvictable},
 		{"CacheSetNXEvictable", DefaultConfig, checkCacheSetNXEvictable},
 		{"CacheHeldNeverEvicted", fullConfig, checkCacheHeldNeverEvicted},
