@@ -1,7 +1,8 @@
 --TEST--
 php/status.php, run in this process: off (403) until protected, then by an allow-list of addresses (IPv4 and IPv6 CIDRs) or basic auth (hash_equals); its tables list the locks, leases and keys held, keys escaped (<script>, NUL, U+202E), filtered by a prefix whose glob characters are literal, paged on the scan cursor (a bad cursor is an error on the page); ?format=prometheus has the 12 counters
 --SKIPIF--
-<?php require __DIR__ . '/skipif.inc'; ?>
+<?php require __DIR__ . '/skipif.inc';
+ephpm_skip_under_valgrind('the page is PHP (38 s of the memcheck run, most of it rendering and escaping); the calls it makes into the extension, ephpm_kv_scan() and ephpm_kv_stats(), run under valgrind in kv_scan*.phpt and the stats tests'); ?>
 --INI--
 ; the test's regular expressions read the page's output buffers, where PCRE's JIT reads 16 bytes at a time past
 ; the end, which memcheck reports (test-valgrind): the interpreter reads exactly
