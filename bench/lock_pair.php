@@ -76,7 +76,7 @@ for ($r = 0; $r < $rounds; $r++) {
                 . " a value between forked processes (engine: " . ($got['engine'] ?? '?') . ")\n");
             exit(1);
         }
-        foreach (['pair', 'get', 'set'] as $op) {
+        foreach (['pair', 'fresh', 'tokens', 'get', 'set'] as $op) {
             if (isset($got[$op])) {
                 $s[$label][$op][$r] = $got[$op];
             }
@@ -97,9 +97,24 @@ $floor = median($s['floor']['pair']);
 printf("  above the floor (the ephpm store's own share of a pair): shared engine %.0f ns, Go map %.0f ns\n",
     median($s['shared engine']['pair']) - $floor, median($s['Go map']['pair']) - $floor);
 $r = $ratio('shared engine', 'APCu');
-printf("  shared engine / APCu: %.2fx (per round %.2f-%.2f; target <= 0.75): %s\n",
-    median($s['shared engine']['pair']) / median($s['APCu']['pair']), min($r), max($r),
-    median($s['shared engine']['pair']) / median($s['APCu']['pair']) <= 0.75 ? 'met' : 'MISSED');
+printf("  shared engine / APCu: %.2fx (per round %.2f-%.2f)\n",
+    median($s['shared engine']['pair']) / median($s['APCu']['pair']), min($r), max($r));
+echo "\n";
+// Issue 23 judges the pair by this case: a real lock has a new token each time.
+printf("lock pair with a fresh token each time (bin2hex(random_bytes(16)) per pair, its making included in every row),\n"
+    . "same processes, ns per pair, median (min-max); the token alone costs %s\n", fmt($s['APCu']['tokens']));
+foreach ($contenders as $label => $_) {
+    printf("  %-14s %s\n", $label, fmt($s[$label]['fresh']));
+}
+$r = $ratio('shared engine', 'APCu', 'fresh');
+$m = median($s['shared engine']['fresh']) / median($s['APCu']['fresh']);
+printf("  shared engine / APCu, fresh tokens: %.2fx (per round %.2f-%.2f; target <= 0.75): %s\n", $m, min($r), max($r),
+    $m <= 0.75 ? 'met' : 'MISSED');
+// What the stores themselves cost once the token is made: random_bytes() is
+// a getrandom() system call, the same in every row, and here most of a pair.
+$own = fn (string $label): float => median($s[$label]['fresh']) - median($s[$label]['tokens']);
+printf("  without the token's making: shared engine %.0f ns, APCu %.0f ns: %.2fx\n",
+    $own('shared engine'), $own('APCu'), $own('shared engine') / $own('APCu'));
 printf("  engines reported by ephpm_kv_stats(): shared engine '%s', Go map '%s'\n",
     $engines['shared engine'] ?? '?', $engines['Go map'] ?? '?');
 echo "\n";

@@ -3,8 +3,9 @@
 // script in a fresh PHP process per sample with only that contender's
 // extension loaded. Usage:
 //   lock_pair_loop.php CONTENDER single ITERATIONS [ENGINE]
-//     one process: prints {"pair":ns,"get":ns,"set":ns} per operation, each
-//     the median of 10 timed batches
+//     one process: prints {"pair":ns,"fresh":ns,"tokens":ns,"get":ns,"set":ns}
+//     per operation (fresh: a pair with a new token each time; tokens:
+//     making that token alone), each the median of 10 timed batches
 //   lock_pair_loop.php CONTENDER same|different SECONDS [ENGINE]
 //     forks 2 processes hammering one lock (same) or one lock each
 //     (different) for SECONDS: prints {"pairs":n,"acquired":n,"seconds":s,
@@ -74,6 +75,52 @@ function loop_pairs(string $contender, int $n, string $key, string $token, ?Yac 
             break;
     }
     return $acquired;
+}
+
+// loop_fresh_pairs is loop_pairs with a new token per acquisition, as real
+// locks take one (bin2hex(random_bytes(16)), as Ephpm\Lock's 32 characters):
+// the token's making is in every row alike, and a store that caches
+// anything about the last token it saw gains nothing here.
+function loop_fresh_pairs(string $contender, int $n, string $key, ?Yac $yac): int
+{
+    $acquired = 0;
+    switch ($contender) {
+        case 'ephpm':
+        case 'floor':
+            for ($i = 0; $i < $n; $i++) {
+                $t = bin2hex(random_bytes(16));
+                $acquired += (int)ephpm_kv_setnx($key, $t, 30);
+                ephpm_kv_del_if_eq($key, $t);
+            }
+            break;
+        case 'apcu':
+            for ($i = 0; $i < $n; $i++) {
+                $t = bin2hex(random_bytes(16));
+                $acquired += (int)apcu_add($key, $t, 30);
+                if (apcu_fetch($key) === $t) {
+                    apcu_delete($key);
+                }
+            }
+            break;
+        case 'yac':
+            for ($i = 0; $i < $n; $i++) {
+                $t = bin2hex(random_bytes(16));
+                $acquired += (int)$yac->add($key, $t, 30);
+                if ($yac->get($key) === $t) {
+                    $yac->delete($key);
+                }
+            }
+            break;
+    }
+    return $acquired;
+}
+
+// loop_tokens makes the fresh pairs' tokens alone: their cost, to take off.
+function loop_tokens(int $n): void
+{
+    for ($i = 0; $i < $n; $i++) {
+        $t = bin2hex(random_bytes(16));
+    }
 }
 
 function loop_get(string $contender, int $n, ?Yac $yac): void
@@ -215,6 +262,8 @@ if ($mode === 'single') {
     check($contender, $key, $token, $wantEngine, $yac);
     $result = [
         'pair' => batched(fn ($k) => loop_pairs($contender, $k, $key, $token, $yac), $n),
+        'fresh' => batched(fn ($k) => loop_fresh_pairs($contender, $k, $key, $yac), $n),
+        'tokens' => batched(fn ($k) => loop_tokens($k), $n),
         'shared' => $shared,
     ];
     if ($contender === 'ephpm') {
