@@ -14,8 +14,12 @@ type fencedItem struct {
 const fencedOverhead = int(unsafe.Sizeof(fencedItem{}) - unsafe.Sizeof(item{}))
 
 // setFence records the fence issued with a fenced item, before it is
-// published.
-func (it *item) setFence(fence int64) { (*fencedItem)(unsafe.Pointer(it)).fence = fence }
+// published; an item not allocated as a fencedItem has no room for one.
+func (it *item) setFence(fence int64) {
+	if it.fenced {
+		(*fencedItem)(unsafe.Pointer(it)).fence = fence
+	}
+}
 
 // fenceOf is the fence SetNXFenced issued with it; 0 for any other item.
 func (it *item) fenceOf() int64 {
