@@ -24,7 +24,7 @@ if test "$PHP_EPHPM" != "no"; then
     ext/ephpm.c ext/ephpm_library.c ext/ephpm_args.c ext/ephpm_kv_functions.c \
     ext/ephpm_acquire.c ext/ephpm_get.c ext/ephpm_lock.c ext/ephpm_lockset.c ext/ephpm_session.c ext/ephpm_shm.c \
     ext/ephpm_holder.c ext/ephpm_lease.c ext/ephpm_rwlock.c ext/ephpm_semaphore.c ext/ephpm_ratelimit.c ext/ephpm_remember.c ext/ephpm_escape.c \
-    ext/ephpm_keyhold.c ext/ephpm_leader.c ext/ephpm_barrier.c ext/ephpm_queue.c,
+    ext/ephpm_keyhold.c ext/ephpm_leader.c ext/ephpm_barrier.c ext/ephpm_queue.c ext/ephpm_token.c,
     $ext_shared,, -DZEND_ENABLE_STATIC_TSRMLS_CACHE=1 -Wall -Wextra -Wno-unused-parameter)
   dnl ext_srcdir is set by PHP_NEW_EXTENSION. The ops table header lives
   dnl with the Go code that exports it.

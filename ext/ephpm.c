@@ -22,6 +22,7 @@
 #include "ephpm_semaphore.h"
 #include "ephpm_session.h"
 #include "ephpm_shm.h"
+#include "ephpm_token.h"
 #include "ephpm_arginfo.h"
 
 ZEND_DECLARE_MODULE_GLOBALS(ephpm)
@@ -212,6 +213,7 @@ static PHP_MINIT_FUNCTION(ephpm)
 {
 	/* No library load here: see ephpm_library.c (fork safety). */
 	REGISTER_INI_ENTRIES();
+	ephpm_token_init();
 	/* Mapped here, before php-fpm or Apache prefork forks its workers, so
 	 * they all inherit the one segment (a named one is opened on first use).
 	 * Not needed in server mode. */

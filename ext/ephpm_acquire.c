@@ -5,28 +5,12 @@
 #include <time.h>
 
 #include "php.h"
-#include "ext/random/php_random.h"
 
 #include "ephpm_acquire.h"
 #include "ephpm_library.h"
 
 #define BACKOFF_FIRST_NS (10 * 1000000LL)
 #define BACKOFF_MAX_NS (100 * 1000000LL)
-
-bool ephpm_new_token(char *token)
-{
-	unsigned char raw[EPHPM_TOKEN_LEN / 2];
-	static const char hex[] = "0123456789abcdef";
-	if (php_random_bytes_throw(raw, sizeof raw) == FAILURE) {
-		return false;
-	}
-	for (size_t i = 0; i < sizeof raw; i++) {
-		token[2 * i] = hex[raw[i] >> 4];
-		token[2 * i + 1] = hex[raw[i] & 0xf];
-	}
-	token[EPHPM_TOKEN_LEN] = '\0';
-	return true;
-}
 
 int64_t ephpm_monotonic_ns(void)
 {

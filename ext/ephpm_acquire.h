@@ -5,13 +5,7 @@
 
 #include "php.h"
 #include "ephpm_kv_ops.h"
-
-/* 128 random bits from PHP's CSPRNG as 32 hex chars. */
-#define EPHPM_TOKEN_LEN 32
-
-/* Fills token (EPHPM_TOKEN_LEN + 1 bytes); false with an exception pending
- * when the CSPRNG fails. */
-bool ephpm_new_token(char *token);
+#include "ephpm_token.h"
 
 /* CLOCK_MONOTONIC in ns: waits are measured on it. */
 int64_t ephpm_monotonic_ns(void);
