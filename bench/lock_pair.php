@@ -76,7 +76,7 @@ for ($r = 0; $r < $rounds; $r++) {
                 . " a value between forked processes (engine: " . ($got['engine'] ?? '?') . ")\n");
             exit(1);
         }
-        foreach (['pair', 'fresh', 'tokens', 'get', 'set'] as $op) {
+        foreach (['pair', 'fresh', 'tokens', 'lock', 'get', 'set'] as $op) {
             if (isset($got[$op])) {
                 $s[$label][$op][$r] = $got[$op];
             }
@@ -115,6 +115,11 @@ printf("  shared engine / APCu, fresh tokens: %.2fx (per round %.2f-%.2f; target
 $own = fn (string $label): float => median($s[$label]['fresh']) - median($s[$label]['tokens']);
 printf("  without the token's making: shared engine %.0f ns, APCu %.0f ns: %.2fx\n",
     $own('shared engine'), $own('APCu'), $own('shared engine') / $own('APCu'));
+// The project's own lock makes its token in C, from a batch of the kernel's
+// random bytes (ext/ephpm_token.c), where PHP code has random_bytes() only.
+printf("  Ephpm\\Lock::acquire + release (a fenced setnx, a del_if_eq, its own token): shared engine %s, Go map %s;\n"
+    . "    shared engine / APCu's fresh-token pair: %.2fx\n", fmt($s['shared engine']['lock']), fmt($s['Go map']['lock']),
+    median($s['shared engine']['lock']) / median($s['APCu']['fresh']));
 printf("  engines reported by ephpm_kv_stats(): shared engine '%s', Go map '%s'\n",
     $engines['shared engine'] ?? '?', $engines['Go map'] ?? '?');
 echo "\n";

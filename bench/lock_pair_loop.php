@@ -3,9 +3,10 @@
 // script in a fresh PHP process per sample with only that contender's
 // extension loaded. Usage:
 //   lock_pair_loop.php CONTENDER single ITERATIONS [ENGINE]
-//     one process: prints {"pair":ns,"fresh":ns,"tokens":ns,"get":ns,"set":ns}
-//     per operation (fresh: a pair with a new token each time; tokens:
-//     making that token alone), each the median of 10 timed batches
+//     one process: prints {"pair":ns,"fresh":ns,"tokens":ns,"lock":ns,
+//     "get":ns,"set":ns} per operation (fresh: a pair with a new token each
+//     time; tokens: making that token alone; lock: Ephpm\Lock::acquire and
+//     release, ephpm only), each the median of 10 timed batches
 //   lock_pair_loop.php CONTENDER same|different SECONDS [ENGINE]
 //     forks 2 processes hammering one lock (same) or one lock each
 //     (different) for SECONDS: prints {"pairs":n,"acquired":n,"seconds":s,
@@ -113,6 +114,15 @@ function loop_fresh_pairs(string $contender, int $n, string $key, ?Yac $yac): in
             break;
     }
     return $acquired;
+}
+
+// loop_lock is the project's own lock, which makes its token in C:
+// Ephpm\Lock::acquire and release (a fenced setnx and a del_if_eq).
+function loop_lock(int $n, string $key): void
+{
+    for ($i = 0; $i < $n; $i++) {
+        Ephpm\Lock::acquire($key, 30)->release();
+    }
 }
 
 // loop_tokens makes the fresh pairs' tokens alone: their cost, to take off.
@@ -268,6 +278,7 @@ if ($mode === 'single') {
     ];
     if ($contender === 'ephpm') {
         $result['engine'] = ephpm_kv_stats()['engine'] ?? null;
+        $result['lock'] = batched(fn ($k) => loop_lock($k, $key), $n);
     }
     if ($contender !== 'floor') {
         loop_set($contender, 1, $value, $yac);
