@@ -166,10 +166,13 @@ test-php: all
 # frames by object, and the extension keeps its own debug information.
 VG_LIB := $(BUILD)/out/valgrind/libephpm_kv.so
 # Built with valgrind's headers there, so the library marks what it hands
-# the extension as defined (go/capi/defined.go).
+# the extension as defined (go/capi/defined.go). Without the etcd engine
+# (go/capi/etcd_off.go): its client's package inits (gRPC, protobuf) took
+# 0.6 of the 1.3 s a PHP process's first call costs under memcheck, in a
+# lane that runs the shm engine.
 $(VG_LIB): $(GO_SRC) Makefile go-lib.mk
 	@build/deps.sh valgrind
-	cd go && go build -trimpath -buildmode=c-shared -ldflags="$(GO_LIB_LDFLAGS) -w" -o ../$(VG_LIB) ./capi
+	cd go && go build -trimpath -buildmode=c-shared -tags ephpm_noetcd -ldflags="$(GO_LIB_LDFLAGS) -w" -o ../$(VG_LIB) ./capi
 
 # A real php-fpm (4 workers): sharing through an ephpm-kv server, through the
 # master's segment with no ephpm setting (and a named one with CLI processes),

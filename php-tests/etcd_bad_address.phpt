@@ -2,7 +2,8 @@
 A malformed etcd:// address is Ephpm\KvException CONFIG, saying the form it wants
 --SKIPIF--
 <?php require __DIR__ . '/skipif.inc';
-ephpm_run_once('sets its own ephpm.server'); ?>
+ephpm_run_once('sets its own ephpm.server');
+ephpm_skip_under_valgrind("memcheck's library is built without the etcd engine"); ?>
 --INI--
 ephpm.server=etcd://no-port
 --FILE--

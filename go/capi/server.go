@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ephpm/ephpm-kv/etcdkv"
 	"github.com/ephpm/ephpm-kv/kv"
 	"github.com/ephpm/ephpm-kv/remote"
 )
@@ -33,7 +32,7 @@ func serverEngine(url, password string, timeout time.Duration, tls remote.TLSFil
 		if tls != (remote.TLSFiles{}) {
 			return nil, configError{errors.New("ephpm.server: etcd:// does not take TLS settings yet (ephpm.server_tls_*)")}
 		}
-		e, err = etcdkv.NewFromURL(url, password, timeout)
+		e, err = etcdEngine(url, password, timeout)
 	default:
 		e, err = remote.New(url, password, timeout, remote.RawSyscalls(), remote.WithTLS(tls))
 		// Lock watchdogs renew on a connection of their own, with Go's
