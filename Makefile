@@ -304,11 +304,19 @@ $(FLOOR_LIB): $(GO_SRC) Makefile
 	cd go && go build -tags benchfloor $(GO_LIB_FLAGS) -o ../$(FLOOR_LIB) ./capi
 	@rm -f $(BUILD)/out/floor/libephpm_kv.h
 
-bench: all $(FLOOR_LIB)
-	@build/deps.sh bench bridges redis etcd
+# bench/profile.php's library: the same build without DWARF, which
+# valgrind 3.19 cannot read in Go's form (DWARF 5).
+PROFILE_LIB := $(BUILD)/out/profile/libephpm_kv.so
+$(PROFILE_LIB): $(GO_SRC) Makefile go-lib.mk
+	cd go && go build -trimpath -buildmode=c-shared -ldflags="$(GO_LIB_LDFLAGS) -w" -o ../$(PROFILE_LIB) ./capi
+	@rm -f $(BUILD)/out/profile/libephpm_kv.h
+
+bench: all $(FLOOR_LIB) $(PROFILE_LIB)
+	@build/deps.sh bench bridges redis etcd valgrind
 	@mkdir -p $(BUILD)/out
 	cd go && go test -run '^$$' -bench . -benchmem -count 5 ./store/ ./shm/ | tee ../$(BUILD)/out/go-bench.txt
 	$(PHP) -n bench/lock_pair.php
+	$(PHP) -n bench/profile.php
 	$(PHP) -n bench/cache.php
 	$(PHP) -n bench/lease_pair.php
 	$(PHP) -n bench/queue.php
