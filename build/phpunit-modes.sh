@@ -2,6 +2,7 @@
 # Runs one PHPUnit suite of the framework bridges (php/tests/<Suite>) once per
 # engine, as build/phpt.sh does for the phpt suite; exits 1 when a run failed.
 # Usage: build/phpunit-modes.sh BOOTSTRAP DIR [MODES...]   (modes: map shm shm-named server redis redis-cluster etcd; default all)
+# PHPUNIT_SLOWEST=N: also print each run's N slowest tests (from its JUnit log).
 #   map        the in-process Go map (-d ephpm.shm_size=0)
 #   shm        the shared segment with the extension's defaults (anonymous)
 #   shm-named  a named segment (ephpm.shm_name), so a child process shares it
@@ -64,8 +65,12 @@ for mode in "${modes[@]}"; do
       args+=(-d "ephpm.server=etcd://$("$root/build/etcd-cluster.sh" start "$etcd" "${EPHPM_ETCD_PORT:-auto}")" -d ephpm.server_timeout=5) ;;
     *) echo "phpunit-modes.sh: unknown mode '$mode'" >&2; exit 2 ;;
   esac
-  if out=$(cd "$root" && php "${args[@]}" /usr/bin/phpunit --do-not-cache-result --bootstrap "$bootstrap" "$dir" 2>&1); then
-    echo "phpunit $dir $mode: $(tail -n 1 <<<"$out")"
+  started=$SECONDS
+  if out=$(cd "$root" && php "${args[@]}" /usr/bin/phpunit --do-not-cache-result --bootstrap "$bootstrap" "$dir" --log-junit "$work/junit-$mode.xml" 2>&1); then
+    echo "phpunit $dir $mode: $(tail -n 1 <<<"$out") ($((SECONDS - started)) s)"
+    [ -z "${PHPUNIT_SLOWEST:-}" ] || php -r '$x = simplexml_load_file($argv[1]); $t = [];
+      foreach ($x->xpath("//testcase") as $c) { $t[(string)$c["class"] . "::" . $c["name"]] = (float)$c["time"]; }
+      arsort($t); foreach (array_slice($t, 0, (int)$argv[2]) as $n => $s) { printf("  %6.2f s  %s\n", $s, $n); }' "$work/junit-$mode.xml" "$PHPUNIT_SLOWEST"
   else
     echo "phpunit $dir $mode: FAILED"
     echo "$out"
